@@ -1,0 +1,47 @@
+# trace-warehouse — `make run` builds the warehouse from the embedded sample, `make test` runs every test.
+# Everything installs from this repository's own files: uv (bootstrapped into .tools/ if missing) and uv.lock.
+
+SHELL := /bin/bash
+PORT ?= 3000
+UV_VERSION := 0.13.9
+UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
+PYTEST_ARGS ?=
+
+.PHONY: help install run dev test lint format sample clean
+
+help:
+	@echo "make run     install, then build every asset from the sample (offline) into ./warehouse"
+	@echo "make test    install, then run the whole test suite"
+	@echo "make dev     the Dagster UI on http://127.0.0.1:$(PORT) (PORT=...)"
+	@echo "make lint    ruff and sqlfluff"
+	@echo "make clean   delete ./warehouse's generated contents"
+
+$(CURDIR)/.tools/bin/uv:
+	python3 -m venv .tools
+	.tools/bin/pip install --quiet "uv==$(UV_VERSION)"
+
+.venv/.installed: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen
+	@touch $@
+
+install: .venv/.installed
+
+run: install
+	$(UV) run --frozen trace-warehouse run
+
+dev: install
+	$(UV) run --frozen trace-warehouse dev --port $(PORT)
+
+test: install
+	$(UV) run --frozen pytest $(PYTEST_ARGS)
+
+lint: install
+	$(UV) run --frozen ruff check .
+	$(UV) run --frozen ruff format --check .
+
+format: install
+	$(UV) run --frozen ruff format .
+	$(UV) run --frozen ruff check --fix .
+
+clean:
+	find warehouse -mindepth 1 -maxdepth 1 ! -name README.md ! -name .gitkeep -exec rm -rf {} +

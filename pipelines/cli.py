@@ -1,0 +1,110 @@
+"""``trace-warehouse``: generate the sample, run the pipeline, query the warehouse."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pipelines.settings import ENGINES, SOURCES, SettingsError, load_settings
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="trace-warehouse",
+        description="A warehouse for LLM-cluster traces (AcmeTrace, BurstGPT). Settings: see README.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("sample", help="write the embedded SYNTHETIC sample mirror")
+    s.add_argument("--out", type=Path, required=True, help="mirror folder to write")
+    s.add_argument("--scale", type=float, default=None, help="fraction of the real row counts")
+    s.add_argument("--util-nodes", type=int, default=None, help="nodes per cluster in utilization files")
+    s.add_argument("--util-days", type=int, default=None, help="days of 15-s utilization samples")
+    s.add_argument("--seed", type=int, default=None)
+
+    r = sub.add_parser("run", help="materialize assets (all by default) into $WAREHOUSE_DIR")
+    r.add_argument("--source", choices=SOURCES, help="sample (default), mirror or remote ($TRACE_SOURCE)")
+    r.add_argument("--mirror", type=Path, help="mirror root ($TRACE_MIRROR_DIR)")
+    r.add_argument("--engine", choices=ENGINES, help="dbt target ($TRACE_ENGINE)")
+    r.add_argument(
+        "--select",
+        help='Dagster asset selection, e.g. \'key:"raw/burstgpt__requests"\' or \'tag:"source"="burstgpt"+\'',
+    )
+
+    d = sub.add_parser("dev", help="start the Dagster UI on 127.0.0.1 (shared instance in $DAGSTER_HOME)")
+    d.add_argument("--port", type=int, default=None, help="UI port ($DAGSTER_PORT, default 3000)")
+
+    q = sub.add_parser("sql", help="query trace.duckdb read-only (interactive without QUERY)")
+    q.add_argument("query", nargs="?", help="SQL to run; omit for an interactive prompt")
+    return p
+
+
+def _apply_run_flags(args: argparse.Namespace) -> None:
+    if args.source:
+        os.environ["TRACE_SOURCE"] = args.source
+    if args.mirror:
+        os.environ["TRACE_MIRROR_DIR"] = str(args.mirror.resolve())
+    if args.engine:
+        os.environ["TRACE_ENGINE"] = args.engine
+
+
+def _sample(args: argparse.Namespace) -> int:
+    from pipelines.sources.sample import generate_sample
+
+    kwargs = {
+        k: v
+        for k, v in {
+            "scale": args.scale, "util_nodes": args.util_nodes, "util_days": args.util_days, "seed": args.seed,
+        }.items()
+        if v is not None
+    }  # fmt: skip
+    manifest = generate_sample(args.out.resolve(), progress=lambda m: print(m, file=sys.stderr), **kwargs)
+    total = sum(e.bytes for e in manifest.files.values())
+    print(f"wrote {len(manifest.files)} files ({total:,} bytes) to {args.out} — SYNTHETIC sample data")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from pipelines.run import run_pipeline
+
+    _apply_run_flags(args)
+    return run_pipeline(load_settings(), args.select)
+
+
+def _sql(args: argparse.Namespace) -> int:
+    from pipelines.sql_shell import interactive, run_query
+
+    settings = load_settings()
+    return run_query(settings, args.query) if args.query else interactive(settings)
+
+
+def _dev(args: argparse.Namespace) -> int:
+    from pipelines.instance import ensure_dagster_home
+    from pipelines.settings import PROJECT_ROOT
+
+    settings = load_settings()
+    ensure_dagster_home(settings)
+    port = str(args.port or settings.dagster_port)
+    workspace = str(PROJECT_ROOT / "workspace.yaml")
+    print(f"Dagster UI: http://127.0.0.1:{port} (instance {settings.dagster_home})", file=sys.stderr)
+    os.chdir(PROJECT_ROOT)
+    cmd = [sys.executable, "-m", "dagster", "dev", "-h", "127.0.0.1", "-p", port, "-w", workspace]
+    os.execv(sys.executable, cmd)
+    return 0  # not reached
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        handler = {"sample": _sample, "run": _run, "dev": _dev, "sql": _sql}[args.command]
+        return handler(args)
+    except (SettingsError, FileNotFoundError) as exc:
+        print(f"trace-warehouse: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

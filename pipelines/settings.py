@@ -1,0 +1,161 @@
+"""The one place that reads the warehouse's settings (DESIGN §1).
+
+Every setting comes from an environment variable; the CLI turns its flags into the same variables so
+that the CLI, the Dagster UI and the tests resolve them identically. Relative paths resolve against
+the project root, never against the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Literal
+
+Source = Literal["sample", "mirror", "remote"]
+Engine = Literal["duckdb", "spark"]
+
+SOURCES: tuple[Source, ...] = ("sample", "mirror", "remote")
+ENGINES: tuple[Engine, ...] = ("duckdb", "spark")
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com"
+DEFAULT_GITHUB_URL = "https://github.com"
+
+
+class SettingsError(ValueError):
+    """A setting has a value the warehouse cannot use; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    warehouse_dir: Path
+    source: Source
+    mirror_dir: Path | None
+    engine: Engine
+    github_raw_url: str
+    github_url: str
+    hf_endpoint: str | None
+    hf_token: str | None = field(repr=False)
+    burstgpt_start_date: date | None
+    dagster_home: Path
+    dagster_port: int
+    spark_thrift_host: str | None = None
+    spark_thrift_port: int | None = None
+
+    # Paths under $WAREHOUSE_DIR (DESIGN §1) ------------------------------------------------------
+    @property
+    def landing_dir(self) -> Path:
+        return self.warehouse_dir / "landing"
+
+    @property
+    def lake_dir(self) -> Path:
+        return self.warehouse_dir / "lake"
+
+    @property
+    def raw_dir(self) -> Path:
+        return self.lake_dir / "raw"
+
+    @property
+    def quarantine_dir(self) -> Path:
+        return self.lake_dir / "quarantine"
+
+    @property
+    def rejects_dir(self) -> Path:
+        return self.lake_dir / "rejects"
+
+    @property
+    def duckdb_path(self) -> Path:
+        return self.warehouse_dir / "trace.duckdb"
+
+    @property
+    def manifest_dir(self) -> Path:
+        """One JSON document per landed file (see pipelines/sources/manifest.py)."""
+        return self.warehouse_dir / "manifest"
+
+    @property
+    def docs_dir(self) -> Path:
+        return self.warehouse_dir / "docs"
+
+    @property
+    def report_dir(self) -> Path:
+        return self.warehouse_dir / "report"
+
+    @property
+    def spark_dir(self) -> Path:
+        return self.warehouse_dir / "spark"
+
+    @property
+    def sample_mirror_dir(self) -> Path:
+        return self.warehouse_dir / "sample-mirror"
+
+    @property
+    def lock_path(self) -> Path:
+        """OS file lock held by every process that writes the warehouse."""
+        return self.warehouse_dir / ".writer.lock"
+
+
+def _resolve(path: str) -> Path:
+    p = Path(path).expanduser()
+    return (p if p.is_absolute() else PROJECT_ROOT / p).resolve()
+
+
+def _choice(env: Mapping[str, str], name: str, default: str, allowed: tuple[str, ...]) -> str:
+    value = env.get(name, "").strip() or default
+    if value not in allowed:
+        raise SettingsError(f"{name}={value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _int(env: Mapping[str, str], name: str, default: int | None) -> int | None:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not an integer") from None
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Resolve the settings from ``env`` (default: the process environment)."""
+    env = os.environ if env is None else env
+    warehouse_dir = _resolve(env.get("WAREHOUSE_DIR", "").strip() or "warehouse")
+    source = _choice(env, "TRACE_SOURCE", "sample", SOURCES)
+    engine = _choice(env, "TRACE_ENGINE", "duckdb", ENGINES)
+
+    mirror_raw = env.get("TRACE_MIRROR_DIR", "").strip()
+    if mirror_raw:
+        mirror_dir: Path | None = _resolve(mirror_raw)
+    elif source == "sample":
+        mirror_dir = warehouse_dir / "sample-mirror"
+    elif source == "mirror":
+        raise SettingsError("TRACE_SOURCE=mirror needs TRACE_MIRROR_DIR (or `run --mirror DIR`)")
+    else:
+        mirror_dir = None
+
+    start_raw = env.get("BURSTGPT_START_DATE", "").strip()
+    try:
+        start = date.fromisoformat(start_raw) if start_raw else None
+    except ValueError:
+        raise SettingsError(f"BURSTGPT_START_DATE={start_raw!r} is not a YYYY-MM-DD date") from None
+
+    dagster_home_raw = env.get("DAGSTER_HOME", "").strip()
+    return Settings(
+        warehouse_dir=warehouse_dir,
+        source=source,  # type: ignore[arg-type]
+        mirror_dir=mirror_dir,
+        engine=engine,  # type: ignore[arg-type]
+        github_raw_url=(env.get("TRACE_GITHUB_RAW_URL", "").strip() or DEFAULT_GITHUB_RAW_URL).rstrip("/"),
+        github_url=(env.get("TRACE_GITHUB_URL", "").strip() or DEFAULT_GITHUB_URL).rstrip("/"),
+        hf_endpoint=(env.get("HF_ENDPOINT", "").strip().rstrip("/") or None),
+        hf_token=env.get("HF_TOKEN") or None,
+        burstgpt_start_date=start,
+        dagster_home=_resolve(dagster_home_raw) if dagster_home_raw else warehouse_dir / ".dagster",
+        dagster_port=_int(env, "DAGSTER_PORT", 3000) or 3000,
+        spark_thrift_host=env.get("SPARK_THRIFT_HOST", "").strip() or None,
+        spark_thrift_port=_int(env, "SPARK_THRIFT_PORT", None),
+    )

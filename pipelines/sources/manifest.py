@@ -1,0 +1,120 @@
+"""The warehouse's landing manifest: one JSON document per landed file (DESIGN §1 "manifest").
+
+``$WAREHOUSE_DIR/manifest/<mirror path>.json`` says where a file in ``landing/`` came from (URL or mirror
+path), its bytes and sha256, whether its lines are real or synthetic, and the remote version it was fetched
+at (ETag, HuggingFace revision) or the mirror file's mtime — what the next run compares against to do no
+work for an unchanged file. Documents are replaced atomically (temp file + rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pipelines.settings import Settings
+
+Origin = Literal["real", "synthetic", "mixed"]
+FORMAT_VERSION = 1
+SUFFIX = ".json"
+
+
+class LandingManifestError(ValueError):
+    """A landing-manifest document that cannot be read; the message names the file."""
+
+
+@dataclass(frozen=True)
+class LandedFile:
+    mirror_path: str  # also the path under landing/ (DESIGN §1)
+    family: str  # Family.key
+    path: Path  # the landed file
+    url: str  # where it came from: URL (remote) or the mirror file's full path (mirror/sample)
+    bytes: int
+    sha256: str
+    origin: Origin
+    real_lines: list[list[int]] = field(default_factory=list)
+    etag: str | None = None
+    revision: str | None = None  # HuggingFace X-Repo-Commit
+    source_mtime_ns: int | None = None  # mirror file's mtime (mirror/sample mode)
+    fetched_at: str = ""  # ISO-8601 UTC time the bytes were landed
+    changed: bool = True  # whether the run that wrote this document landed new bytes
+    unverified_layout: bool = False  # the mirror says this file's layout is an assumption
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        doc = asdict(self)
+        doc["path"] = str(self.path)
+        return {"format": FORMAT_VERSION, **doc}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any], where: str) -> LandedFile:
+        try:
+            return cls(
+                mirror_path=str(doc["mirror_path"]),
+                family=str(doc["family"]),
+                path=Path(doc["path"]),
+                url=str(doc["url"]),
+                bytes=int(doc["bytes"]),
+                sha256=str(doc["sha256"]),
+                origin=doc["origin"],
+                real_lines=[[int(a), int(b)] for a, b in doc.get("real_lines", [])],
+                etag=doc.get("etag"),
+                revision=doc.get("revision"),
+                source_mtime_ns=doc.get("source_mtime_ns"),
+                fetched_at=str(doc.get("fetched_at", "")),
+                changed=bool(doc.get("changed", True)),
+                unverified_layout=bool(doc.get("unverified_layout", False)),
+                note=doc.get("note"),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LandingManifestError(f"{where}: malformed landing manifest document ({exc!r})") from exc
+
+
+def document_path(settings: Settings, mirror_path: str) -> Path:
+    return settings.manifest_dir / (mirror_path + SUFFIX)
+
+
+def _load(settings: Settings, path: Path) -> LandedFile:
+    """Read one document; ``path`` is re-derived from the settings, so a moved warehouse still works."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise LandingManifestError(f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict):
+        raise LandingManifestError(f"{path}: not a JSON object")
+    landed = LandedFile.from_json(doc, str(path))
+    return replace(landed, path=settings.landing_dir / landed.mirror_path)
+
+
+def read_landed(settings: Settings, mirror_path: str) -> LandedFile | None:
+    """The document of one landed file, or None when it was never landed."""
+    path = document_path(settings, mirror_path)
+    if not path.is_file():
+        return None
+    return _load(settings, path)
+
+
+def write_landed(settings: Settings, landed: LandedFile) -> Path:
+    """Write (replace) the document of one landed file atomically."""
+    path = document_path(settings, landed.mirror_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(landed.to_json(), indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def all_landed(settings: Settings) -> list[LandedFile]:
+    """Every landed file's document, sorted by mirror path."""
+    root = settings.manifest_dir
+    if not root.is_dir():
+        return []
+    docs = [
+        _load(settings, p) for p in root.rglob("*" + SUFFIX) if p.is_file() and not p.name.startswith(".")
+    ]
+    return sorted(docs, key=lambda d: d.mirror_path)

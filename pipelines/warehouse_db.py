@@ -1,0 +1,119 @@
+"""``trace.duckdb``: one writer at a time, views over the lake, read-only readers.
+
+Heavy work never holds the database: loads write Parquet from an in-memory DuckDB. Only the short step that
+(re)creates views — and later dbt — opens ``trace.duckdb`` for writing, under an OS file lock on
+``$WAREHOUSE_DIR/.writer.lock`` (the backstop for processes outside Dagster, whose own pool of one
+serializes writers inside it).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import duckdb
+from filelock import FileLock, Timeout
+
+from pipelines.load.csv_sql import ident, lit
+from pipelines.load.lake import PARTITION_DIR_PREFIX, family_states
+from pipelines.settings import Settings
+
+log = logging.getLogger(__name__)
+
+REJECTS_COLUMNS = (
+    ("family", "VARCHAR"), ("source_file", "VARCHAR"), ("line", "BIGINT"), ("column_name", "VARCHAR"),
+    ("reason", "VARCHAR"), ("raw_text", "VARCHAR"), ("loaded_at", "TIMESTAMP"),
+)  # fmt: skip
+
+
+@contextmanager
+def writer_lock(
+    settings: Settings, *, wait_message: str = "waiting for the warehouse writer lock"
+) -> Iterator[None]:
+    settings.warehouse_dir.mkdir(parents=True, exist_ok=True)
+    # One lock object per path in this process, so a run that holds the lock can open the writer again.
+    lock = FileLock(str(settings.lock_path), is_singleton=True, thread_local=False)
+    try:
+        lock.acquire(timeout=0.5)
+    except Timeout:
+        log.info("%s (%s)", wait_message, settings.lock_path)
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+@contextmanager
+def writer(settings: Settings) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection to ``trace.duckdb``, held under the writer lock."""
+    with writer_lock(settings):
+        con = duckdb.connect(str(settings.duckdb_path))
+        try:
+            con.execute("set TimeZone = 'UTC'")
+            yield con
+        finally:
+            con.close()
+
+
+def reader(settings: Settings) -> duckdb.DuckDBPyConnection:
+    """A read-only connection for queries."""
+    if not settings.duckdb_path.exists():
+        raise FileNotFoundError(
+            f"{settings.duckdb_path} does not exist yet: run `make run` or `trace-warehouse run` first"
+        )
+    con = duckdb.connect(str(settings.duckdb_path), read_only=True)
+    con.execute("set TimeZone = 'UTC'")
+    return con
+
+
+def _empty_select(columns: Sequence[Sequence[str]]) -> str:
+    cols = ", ".join(f"cast(null as {t}) as {ident(n)}" for n, t in columns)
+    return f"select {cols} where false"
+
+
+def raw_view_sql(settings: Settings, family: str) -> str | None:
+    """The body of view ``raw.<family>``: every partition file, or an empty typed relation when none."""
+    folder = settings.raw_dir / family
+    files = list(folder.glob(f"{PARTITION_DIR_PREFIX}*/*.parquet"))
+    if files:
+        glob = lit(str(folder / f"{PARTITION_DIR_PREFIX}*" / "*.parquet"))
+        return (
+            f"select * from read_parquet({glob}, hive_partitioning=true, "
+            "hive_types={'_partition': 'VARCHAR'}, union_by_name=true)"
+        )
+    states = family_states(settings, family)
+    if not states:
+        return None
+    columns: dict[str, str] = {}
+    for st in states:
+        columns.update({n: t for n, t in st.columns})
+    return _empty_select([*columns.items(), ("_partition", "VARCHAR")])
+
+
+def refresh_views(con: duckdb.DuckDBPyConnection, settings: Settings, families: Sequence[str]) -> list[str]:
+    """(Re)create ``raw.<family>`` for each family, ``raw.load_rejects`` and the ``meta`` views."""
+    con.execute("create schema if not exists raw")
+    con.execute("create schema if not exists meta")
+    created = []
+    for fam in families:
+        body = raw_view_sql(settings, fam)
+        if body is not None:
+            con.execute(f"create or replace view raw.{ident(fam)} as {body}")
+            created.append(f"raw.{fam}")
+    rejects = settings.rejects_dir
+    if list(rejects.glob("*/*.parquet")):
+        body = f"select * from read_parquet({lit(str(rejects / '*' / '*.parquet'))}, union_by_name=true)"
+    else:
+        body = _empty_select(REJECTS_COLUMNS)
+    con.execute(f"create or replace view raw.load_rejects as {body}")
+    _meta_view(con, "meta.landed_files", settings.manifest_dir, "**/*.json")
+    _meta_view(con, "meta.file_loads", settings.lake_dir / "_state", "*/*.json")
+    return created
+
+
+def _meta_view(con: duckdb.DuckDBPyConnection, name: str, folder, pattern: str) -> None:
+    if folder.is_dir() and any(folder.glob(pattern)):
+        glob = lit(str(folder / pattern))
+        con.execute(f"create or replace view {name} as select * from read_json({glob}, union_by_name=true)")

@@ -1,0 +1,1 @@
+"""Helpers shared by the test suites (a loopback HTTP server that serves a mirror, mirror builders)."""

@@ -1,0 +1,164 @@
+"""The sample generator as a whole: determinism, MANIFEST.json, real lines, catalog coverage, re-runs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from pipelines.sources.catalog import FIXED_FILES, HF_MIRROR_PREFIX, discover_utilization
+from pipelines.sources.mirror_manifest import read
+from pipelines.sources.sample import SampleError, generate_sample
+
+REAL = Path(__file__).resolve().parents[2] / "pipelines" / "sources" / "real"
+REAL_SOURCES = {  # mirror file name → the real file whose data lines it carries
+    "BurstGPT_1.csv": "burstgpt_1_first400.csv",
+    "BurstGPT_without_fails_1.csv": "burstgpt_1_first400.csv",
+    "trace_seren.csv": "acmetrace_seren_readme_rows.csv",
+    "trace_kalos.csv": "acmetrace_kalos_readme_rows.csv",
+    "cluster_summary.csv": "acmetrace_cluster_summary.csv",
+}
+OWN_FILES = {"MANIFEST.json", "README.txt"}
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("sample")
+    generate_sample(out)
+    return out
+
+
+def data_files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.relative_to(root).as_posix() not in OWN_FILES
+    }
+
+
+def manifest_doc(root: Path) -> dict:
+    return json.loads((root / "MANIFEST.json").read_text())
+
+
+def test_same_arguments_give_byte_identical_mirrors(mirror: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    generate_sample(again)
+    assert (again / "MANIFEST.json").read_bytes() == (mirror / "MANIFEST.json").read_bytes()
+    assert (again / "README.txt").read_bytes() == (mirror / "README.txt").read_bytes()
+    assert data_files(again) == data_files(mirror)
+
+
+def test_another_seed_changes_synthetic_rows_but_not_real_ones(mirror: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    manifest = generate_sample(other, seed=1, scale=0.0005)
+    assert manifest.extra["generator"]["seed"] == 1
+    seren = next(f.mirror_path for f in FIXED_FILES if f.file_name == "trace_seren.csv")
+    a, b = (root / seren for root in (mirror, other))
+    assert a.read_bytes() != b.read_bytes()
+    assert a.read_bytes().splitlines()[:3] == b.read_bytes().splitlines()[:3]
+
+
+def test_manifest_lists_every_file_with_matching_bytes_and_sha256(mirror: Path) -> None:
+    manifest = read(mirror)
+    assert manifest is not None
+    files = data_files(mirror)
+    assert set(manifest.files) == set(files)
+    for path, data in files.items():
+        entry = manifest.files[path]
+        assert entry.bytes == len(data), path
+        assert entry.sha256 == hashlib.sha256(data).hexdigest(), path
+        assert entry.origin in ("real", "synthetic", "mixed")
+
+
+def test_manifest_generator_object_and_origins(mirror: Path) -> None:
+    doc = manifest_doc(mirror)
+    generator = doc["generator"]
+    assert {k: generator[k] for k in ("seed", "scale", "util_nodes", "util_days")} == {
+        "seed": 0, "scale": 0.002, "util_nodes": 4, "util_days": 1}  # fmt: skip
+    assert "synthetic" in generator["note"].lower()
+    origins = {Path(p).name: e["origin"] for p, e in doc["files"].items()}
+    assert origins["cluster_summary.csv"] == "real"
+    assert {origins[name] for name in REAL_SOURCES if name != "cluster_summary.csv"} == {"mixed"}
+    others = {o for name, o in origins.items() if name not in REAL_SOURCES}
+    assert others == {"synthetic"}
+
+
+def test_real_lines_are_byte_identical_to_the_shipped_real_rows(mirror: Path) -> None:
+    manifest = read(mirror)
+    assert manifest is not None
+    checked = 0
+    for path, entry in manifest.files.items():
+        name = Path(path).name
+        if entry.origin == "synthetic":
+            assert name not in REAL_SOURCES
+            continue
+        real_data = (REAL / REAL_SOURCES[name]).read_bytes().splitlines(keepends=True)
+        mine = (mirror / path).read_bytes().splitlines(keepends=True)
+        if entry.origin == "real":
+            assert mine == real_data
+        else:
+            assert mine[0] == real_data[0]  # same header
+            expected = real_data[1:]
+            if "without_fails" in name:
+                expected = [line for line in expected if line.split(b",")[3] != b"0"]
+            ((first, last),) = entry.real_lines
+            assert first == 2 and mine[first - 1 : last] == expected
+        checked += 1
+    assert checked == 5
+
+
+def test_every_catalog_fixed_file_exists(mirror: Path) -> None:
+    for f in FIXED_FILES:
+        path = mirror / f.mirror_path
+        assert path.is_file(), f.mirror_path
+        assert path.read_bytes().count(b"\n") >= 1
+
+
+def test_discover_utilization_picks_up_every_generated_utilization_file(mirror: Path) -> None:
+    hf_root = mirror / HF_MIRROR_PREFIX
+    generated = sorted(
+        p.relative_to(hf_root).as_posix()
+        for p in (hf_root / "data" / "utilization").rglob("*.csv")
+        if p.parent.name != "ipmi"
+    )
+    discovery = discover_utilization(generated)
+    assert discovery.skipped == ()
+    assert sorted(f.repo_path for f in discovery.files) == generated
+    assert all(f.documented for f in discovery.files)
+    assert {(f.cluster, f.metric) for f in discovery.files} == {
+        (c, m) for c in ("seren", "kalos") for m in {f.metric for f in discovery.files}
+    }
+    assert len({f.metric for f in discovery.files}) == 18
+
+
+def test_readme_says_synthetic_and_lists_real_lines(mirror: Path) -> None:
+    text = (mirror / "README.txt").read_text()
+    assert text.startswith("*** SYNTHETIC DATA")
+    assert "BurstGPT_1.csv: lines 2-401" in text
+    assert "cluster_summary.csv: the whole file" in text
+
+
+def test_rerun_with_other_arguments_removes_stale_files(tmp_path: Path) -> None:
+    out = tmp_path / "mirror"
+    generate_sample(out, scale=0.0001, util_days=2, util_nodes=2)
+    pieces = sorted(p.name for p in out.rglob("*-2023-07-2*.csv"))
+    assert "GPU_UTIL-2023-07-21.csv" in pieces
+    (out / "my_own_download.csv").write_text("kept\n")
+    messages: list[str] = []
+    generate_sample(out, scale=0.0001, util_days=1, util_nodes=2, progress=messages.append)
+    assert not list(out.rglob("*-2023-07-21.csv"))
+    assert not list(out.rglob("*.sample-tmp"))
+    assert (out / "my_own_download.csv").read_text() == "kept\n"
+    assert set(data_files(out)) - {"my_own_download.csv"} == set(manifest_doc(out)["files"])
+    assert len(messages) >= 40 and any("trace_seren.csv" in m for m in messages)
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"scale": 0.0}, {"scale": 1.5}, {"util_nodes": 1}, {"util_days": 0}, {"seed": -1}]
+)
+def test_invalid_arguments_are_refused(tmp_path: Path, kwargs: dict) -> None:
+    with pytest.raises(SampleError):
+        generate_sample(tmp_path / "x", **kwargs)
+    assert not (tmp_path / "x").exists()
