@@ -29,7 +29,18 @@ def _value(meta: dict, key: str) -> object:
     return getattr(v, "value", v)
 
 
-def _collect(result) -> list[AssetLine]:  # result: dagster ExecuteInProcessResult
+def _root_message(err) -> str:  # err: SerializableErrorInfo | None
+    """The user's error, not Dagster's wrapper: the innermost cause, without its exception class prefix."""
+    while err is not None and err.cause is not None:
+        err = err.cause
+    text = (err.message if err else "failed").strip()
+    head, sep, rest = text.partition(": ")
+    return rest if sep and "." in head and " " not in head else text
+
+
+def _collect(
+    result, step_assets: dict[str, str], selected: set[str]
+) -> list[AssetLine]:  # result: ExecuteInProcessResult
     lines: dict[str, AssetLine] = {}
     for ev in result.get_asset_materialization_events():
         mat = ev.event_specific_data.materialization
@@ -37,16 +48,14 @@ def _collect(result) -> list[AssetLine]:  # result: dagster ExecuteInProcessResu
         lines[key] = AssetLine(key, "ok", dict(mat.metadata))
     for ev in result.all_events:
         if ev.event_type_value == "STEP_FAILURE":
-            err = ev.event_specific_data.error
-            msg = (err.message if err else "failed").strip().splitlines()[0]
-            key = ev.step_key or "?"
-            for asset in (
-                result.job_def.asset_layer.asset_keys_for_node(ev.node_handle) if ev.node_handle else []
-            ):
-                key = asset.to_user_string()
+            msg = _root_message(ev.event_specific_data.error)
+            key = step_assets.get(ev.step_key or "", ev.step_key or "?")
             lines[key] = AssetLine(key, "FAILED", {}, msg)
         elif ev.event_type_value == "STEP_SKIPPED":
-            lines.setdefault(ev.step_key or "?", AssetLine(ev.step_key or "?", "skipped"))
+            key = step_assets.get(ev.step_key or "", ev.step_key or "?")
+            lines.setdefault(key, AssetLine(key, "skipped"))
+    for key in selected - set(lines):
+        lines[key] = AssetLine(key, "not run", {}, "an upstream asset failed")
     return sorted(lines.values(), key=lambda a: a.asset)
 
 
@@ -63,7 +72,7 @@ def format_summary(lines: list[AssetLine], seconds: float) -> str:
             f"{num(a.metadata, 'rejects'):>9}"
         )
         if a.error:
-            out.append(f"    {a.error}")
+            out += [f"    {line}" for line in a.error.splitlines()[:6]]
     ok = sum(a.status == "ok" for a in lines)
     failed = sum(a.status == "FAILED" for a in lines)
     rows = sum(v for a in lines if isinstance(v := _value(a.metadata, "rows"), int))
@@ -93,9 +102,10 @@ def run_pipeline(settings: Settings, selection: str | None) -> int:
             file=sys.stderr,
         )
     started = time.monotonic()
-    with writer_lock(
-        settings, wait_message="another run is writing this warehouse; waiting for it to finish"
-    ), dg.DagsterInstance.get() as instance:
+    with (
+        writer_lock(settings, wait_message="another run is writing this warehouse; waiting for it to finish"),
+        dg.DagsterInstance.get() as instance,
+    ):
         result = dg.materialize(
             assets,
             selection=chosen,
@@ -104,5 +114,9 @@ def run_pipeline(settings: Settings, selection: str | None) -> int:
             tags={"trace-warehouse/source": settings.source},
             run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
         )
-    print(format_summary(_collect(result), time.monotonic() - started))
+    step_assets = {
+        a.node_def.name: a.key.to_user_string() for a in assets if a.is_executable and len(a.keys) == 1
+    }
+    selected = {k.to_user_string() for k in (chosen or dg.AssetSelection.all()).resolve(assets)}
+    print(format_summary(_collect(result, step_assets, selected), time.monotonic() - started))
     return 0 if result.success else 1

@@ -39,8 +39,8 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
             for err in result.errors:
                 context.log.error(str(err))
             raise dg.Failure(
-                f"{len(result.errors)} of {len(files)} file(s) of {fam.catalog_name} could not be landed",
-                description="\n".join(str(e) for e in result.errors),
+                f"{len(result.errors)} of {len(files)} file(s) of {fam.catalog_name} could not be landed:\n"
+                + "\n".join(str(e) for e in result.errors),
             )
         landed = sorted(result.landed, key=lambda f: f.mirror_path)
         table = "\n".join(

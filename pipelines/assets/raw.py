@@ -103,8 +103,8 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
             refresh_views(con, settings, [fam.key])
         if errors:
             raise dg.Failure(
-                f"{len(errors)} of {len(sources)} file(s) of {fam.catalog_name} could not be loaded",
-                description="\n".join(str(e) for e in errors),
+                f"{len(errors)} of {len(sources)} file(s) of {fam.catalog_name} could not be loaded:\n"
+                + "\n".join(str(e) for e in errors),
                 metadata=summarize(results) if results else None,
             )
         return dg.MaterializeResult(metadata=summarize(results))

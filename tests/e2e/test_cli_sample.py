@@ -1,0 +1,94 @@
+"""The whole foundation graph on the embedded sample, through the real CLI, into a tmp warehouse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipelines.sources.catalog import FAMILIES
+from tests.e2e.cli import query, run_cli
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], str]:
+    root = tmp_path_factory.mktemp("sample-run")
+    env = {"WAREHOUSE_DIR": str(root / "warehouse"), "DAGSTER_HOME": str(root / "warehouse" / ".dagster")}
+    first = run_cli("run", "--select", 'tag:"source"="burstgpt"', env=env)
+    assert first.returncode == 0, first.stderr[-3000:]
+    burst_only = {r[0] for r in query(root / "warehouse", "select table_name from information_schema.tables")}
+    everything = run_cli("run", env=env)
+    assert everything.returncode == 0, everything.stdout[-2000:] + everything.stderr[-3000:]
+    return root / "warehouse", env, "\n".join(sorted(burst_only)) + "\n---\n" + everything.stdout
+
+
+def test_selection_builds_only_the_selected_dataset(built) -> None:
+    _, _, out = built
+    burst_only = out.split("\n---\n")[0].split("\n")
+    assert "burstgpt__requests" in burst_only and "burstgpt__requests_without_fails" in burst_only
+    assert not [t for t in burst_only if t.startswith("acme__")]
+
+
+def test_every_family_has_a_raw_view_with_rows(built) -> None:
+    wh, _, _ = built
+    for fam in FAMILIES:
+        (n,) = query(wh, f"select count(*) from raw.{fam.key}")[0]
+        assert n > 0, fam.key
+
+
+def test_summary_reports_files_rows_and_time(built) -> None:
+    _, _, out = built
+    summary = out.split("\n---\n")[1]
+    assert "raw/burstgpt__requests" in summary and "22 asset(s) materialized, 0 failed" in summary
+    assert "rows loaded" in summary and "rejected" in summary
+
+
+def test_every_line_is_accounted_for(built) -> None:
+    wh, _, _ = built
+    bad = query(wh, "select mirror_path from meta.file_loads where lines <> loaded + rejected")
+    assert bad == []
+    table_files = query(
+        wh,
+        "select family, sum(loaded) from meta.file_loads where family not like '%metrics' group by family",
+    )
+    for family, loaded in table_files:
+        (n,) = query(wh, f"select count(*) from raw.{family}")[0]
+        assert n == loaded, family
+
+
+def test_real_rows_are_marked_real(built) -> None:
+    wh, _, _ = built
+    real = query(
+        wh,
+        "select count(*), min(timestamp_s), max(timestamp_s), count(*) filter (where total_tokens = 0) "
+        "from raw.burstgpt__requests where _data_origin = 'real'",
+    )
+    assert real == [(400, 5.0, 37274.0, 17)]
+    kalos = query(
+        wh, "select job_id, duration from raw.acme__kalos_jobs where _data_origin = 'real' order by 1"
+    )
+    assert kalos == [("dlc1t2ypl09b8qtp", 82.0), ("dlctk696s0jbvitv", 18.0)]
+    assert query(wh, "select distinct _data_origin from raw.acme__cluster_summary") == [("real",)]
+    (synthetic,) = query(wh, "select count(*) from raw.acme__seren_jobs where _data_origin = 'synthetic'")[0]
+    assert synthetic > 1000
+
+
+def test_rerun_is_idempotent(built) -> None:
+    wh, env, _ = built
+    before = {f.key: query(wh, f"select count(*) from raw.{f.key}")[0][0] for f in FAMILIES}
+    again = run_cli("run", env=env)
+    assert again.returncode == 0, again.stderr[-3000:]
+    after = {f.key: query(wh, f"select count(*) from raw.{f.key}")[0][0] for f in FAMILIES}
+    assert after == before
+    changed = query(wh, "select count(*) from meta.landed_files where changed")
+    assert changed == [(0,)]
+
+
+def test_sql_command_reads_the_warehouse(built) -> None:
+    _, env, _ = built
+    ok = run_cli(
+        "sql", "select count(*) as n from raw.burstgpt__requests where _data_origin = 'real'", env=env
+    )
+    assert ok.returncode == 0 and "400" in ok.stdout
+    bad = run_cli("sql", "select * from raw.no_such_family", env=env)
+    assert bad.returncode == 1 and "no_such_family" in bad.stderr
