@@ -24,7 +24,12 @@ $(CURDIR)/.tools/bin/uv:
 	$(UV) sync --frozen
 	@touch $@
 
-install: .venv/.installed
+# dagster-dbt reads dbt's manifest when the definitions load: `dbt parse` makes it (no database opened).
+DBT_FILES := $(shell find dbt_project -path dbt_project/target -prune -o -type f \( -name '*.sql' -o -name '*.yml' -o -name '*.csv' \) -print)
+dbt_project/target/duckdb/manifest.json: .venv/.installed $(DBT_FILES)
+	$(UV) run --frozen python -m pipelines.assets.dbt_prepare
+
+install: .venv/.installed dbt_project/target/duckdb/manifest.json
 
 run: install
 	$(UV) run --frozen trace-warehouse run
@@ -38,6 +43,7 @@ test: install
 lint: install
 	$(UV) run --frozen ruff check .
 	$(UV) run --frozen ruff format --check .
+	$(UV) run --frozen sqlfluff lint dbt_project/models
 
 format: install
 	$(UV) run --frozen ruff format .

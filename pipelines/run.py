@@ -59,6 +59,9 @@ def _collect(
     return sorted(lines.values(), key=lambda a: a.asset)
 
 
+DETAILED_LAYERS = ("landing", "raw")  # one line per asset; other layers (dbt models) one line per layer
+
+
 def format_summary(lines: list[AssetLine], seconds: float) -> str:
     def num(meta: dict, key: str) -> str:
         v = _value(meta, key)
@@ -66,13 +69,19 @@ def format_summary(lines: list[AssetLine], seconds: float) -> str:
 
     header = f"{'asset':<42} {'status':<8} {'files':>6} {'rows':>12} {'rejected':>9}"
     out = [header, "-" * len(header)]
+    grouped: dict[str, int] = {}
     for a in lines:
+        layer = a.asset.split("/", 1)[0]
+        if a.status == "ok" and layer not in DETAILED_LAYERS:
+            grouped[layer] = grouped.get(layer, 0) + 1
+            continue
         out.append(
             f"{a.asset:<42} {a.status:<8} {num(a.metadata, 'files'):>6} {num(a.metadata, 'rows'):>12} "
             f"{num(a.metadata, 'rejects'):>9}"
         )
         if a.error:
             out += [f"    {line}" for line in a.error.splitlines()[:6]]
+    out += [f"{layer + '/* (' + str(n) + ' assets)':<42} {'ok':<8}" for layer, n in sorted(grouped.items())]
     ok = sum(a.status == "ok" for a in lines)
     failed = sum(a.status == "FAILED" for a in lines)
     rows = sum(v for a in lines if isinstance(v := _value(a.metadata, "rows"), int))
@@ -87,7 +96,9 @@ def run_pipeline(settings: Settings, selection: str | None) -> int:
     ensure_dagster_home(settings)
     import dagster as dg
 
-    from pipelines.definitions import all_assets
+    from pipelines.checks import asset_checks
+    from pipelines.checks.summary import format_check_summary
+    from pipelines.definitions import all_assets, resources
 
     assets = all_assets()
     chosen = dg.AssetSelection.from_string(selection) if selection else None
@@ -107,9 +118,10 @@ def run_pipeline(settings: Settings, selection: str | None) -> int:
         dg.DagsterInstance.get() as instance,
     ):
         result = dg.materialize(
-            assets,
-            selection=chosen,
+            [*assets, *asset_checks()],
+            selection=chosen or (dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()),
             instance=instance,
+            resources=resources(),
             raise_on_error=False,
             tags={"trace-warehouse/source": settings.source},
             run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
@@ -119,4 +131,5 @@ def run_pipeline(settings: Settings, selection: str | None) -> int:
     }
     selected = {k.to_user_string() for k in (chosen or dg.AssetSelection.all()).resolve(assets)}
     print(format_summary(_collect(result, step_assets, selected), time.monotonic() - started))
+    print(format_check_summary(result.get_asset_check_evaluations()))
     return 0 if result.success else 1

@@ -3,6 +3,7 @@
 import dagster as dg
 
 from pipelines.assets.landing import landing_key
+from pipelines.checks import refresh_quarantine_views
 from pipelines.load.header import LoadError
 from pipelines.load.loader import LoadResult, SourceFile, load_file
 from pipelines.settings import Settings, load_settings
@@ -101,6 +102,7 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
             results.append(result)
         with writer(settings) as con:
             refresh_views(con, settings, [fam.key])
+            refresh_quarantine_views(con, settings, [fam.key])
         if errors:
             raise dg.Failure(
                 f"{len(errors)} of {len(sources)} file(s) of {fam.catalog_name} could not be loaded:\n"

@@ -1,0 +1,1 @@
+"""Suites of the AcmeTrace file families (one module per family)."""

@@ -1,0 +1,78 @@
+"""Suite of ``acme__gpu_metrics``: the DCGM metric files, unpivoted to one row per GPU and sample.
+
+Physical ranges are those of the A100 GPUs of both clusters, with headroom: board power ≤ 700 W (A100 SXM
+TDP 400 W), temperatures 0-120 °C (the GPU shuts down far below), clocks ≤ 2,100 MHz (A100 SM boost 1,410,
+HBM2e 1,593). ``FB_USED + FB_FREE`` is the 80 GiB frame buffer (81,920 MiB) at every sample of every GPU;
+a difference above ``FB_TOLERANCE_MIB`` (driver reservations) is flagged.
+"""
+
+from __future__ import annotations
+
+from expectations.acme.utilization import (
+    COLUMNS,
+    ROW_KEY,
+    percentage_rule,
+    physical_range_rule,
+    series_rules,
+)
+from expectations.rules import Frame, FrameSources, Rule, Suite, between
+
+FB_TOTAL_MIB = 81_920
+FB_TOLERANCE_MIB = 1_024
+PERCENT_METRICS = (
+    "GPU_UTIL",
+    "MEM_COPY_UTIL",
+    "DRAM_ACTIVE",
+    "PIPE_TENSOR_ACTIVE",
+    "SM_ACTIVE",
+    "SM_OCCUPANCY",
+)
+
+
+def fb_pair_sql(src: FrameSources) -> str:
+    """FB_USED beside FB_FREE for the same cluster, GPU and sample (first copy of repeated samples)."""
+    first = "qualify row_number() over (partition by cluster, series, time order by _source_file, _row_number) = 1"
+    return (
+        "with used as (select _source_file, _row_number, cluster, series, time, value "
+        f"from {src.rows} where metric = 'FB_USED' {first}), "
+        f"free as (select cluster, series, time, value from {src.rows} where metric = 'FB_FREE' {first}) "
+        "select u._source_file, u._row_number, u.series, u.time, u.value as fb_used_mib, f.value as fb_free_mib "
+        "from used u join free f on u.cluster = f.cluster and u.series = f.series and u.time = f.time"
+    )
+
+
+FB_PAIR = Frame(
+    "fb_pair",
+    "partition",
+    fb_pair_sql,
+    index=ROW_KEY,
+    description="FB_USED and FB_FREE of one GPU at one sample, side by side (one partition at a time)",
+)
+
+SUITE = Suite(
+    family="acme__gpu_metrics",
+    columns=COLUMNS,
+    row_index=ROW_KEY,
+    rules=(
+        *series_rules(),
+        percentage_rule(PERCENT_METRICS),
+        physical_range_rule("power_within_physical_range", "power", ("POWER_USAGE",), 0, 700, "W"),
+        physical_range_rule(
+            "temperature_within_physical_range", "temperature", ("GPU_TEMP", "MEMORY_TEMP"), 0, 120, "C"
+        ),
+        physical_range_rule(
+            "clock_within_physical_range", "clock", ("SM_CLOCK", "MEM_CLOCK"), 0, 2100, "MHz"
+        ),
+        Rule(
+            "fb_used_plus_free_is_80gib",
+            "flag",
+            f"FB_USED + FB_FREE is the A100's {FB_TOTAL_MIB:,} MiB frame buffer (± {FB_TOLERANCE_MIB:,} MiB) "
+            "for a GPU at a sample.",
+            between("fb_total_delta_mib", max_value=FB_TOLERANCE_MIB),
+            frame="fb_pair",
+            derived={"fb_total_delta_mib": f"abs(fb_used_mib + fb_free_mib - {FB_TOTAL_MIB})"},
+            columns=("series", "time", "fb_used_mib", "fb_free_mib"),
+        ),
+    ),
+    frames=(FB_PAIR,),
+)

@@ -1,0 +1,108 @@
+"""Rules shared by the long utilization families ``acme__gpu_metrics`` (DCGM) and ``acme__node_metrics``
+(Prometheus), DATASETS.md §1 "Utilization".
+
+A raw row is one non-empty cell of a wide file: ``time``, ``cluster``, ``metric``, ``series`` (the wide
+file's column name verbatim) and ``value``; it is identified by ``(_source_file, _row_number, series)``.
+Every rule is a derived column computed in the frame's DuckDB query and bounded by one GX expectation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from expectations.rules import PROVENANCE_COLUMNS, ROW_INDEX, Rule, between, in_set, not_in_set
+
+ROW_KEY = (*ROW_INDEX, "series")
+COLUMNS: dict[str, str] = {
+    "time": "TIMESTAMP",
+    "time_utc_offset": "VARCHAR",
+    "cluster": "VARCHAR",
+    "metric": "VARCHAR",
+    "series": "VARCHAR",
+    "value": "DOUBLE",
+    **PROVENANCE_COLUMNS,
+}
+SAMPLE_SECONDS = 15
+
+_IP = r"[0-9]{1,3}(\.[0-9]{1,3}){3}"
+# Column-name shapes: node IP, GPU `<IP>-<index>` (index 0-7), Kalos pod name (`lingjun-pod9-0016-3`, the
+# last number the GPU index), and the spurious `<IP>.1` of Seren NODE_MEMORY on 2023-07-19 [V].
+SERIES_KIND_SQL = f"""case
+    when regexp_full_match(series, '{_IP}') then 'ip'
+    when regexp_full_match(series, '{_IP}-[0-7]') then 'ip_index'
+    when regexp_full_match(series, '{_IP}\\.1') then 'ip_dot1'
+    when cluster = 'kalos' and regexp_full_match(series, '[a-z][a-z0-9]*-pod[0-9]+-[0-9]+(-[0-7])?') then 'pod'
+    else 'unknown' end"""
+KNOWN_SERIES_KINDS = ("ip", "ip_index", "ip_dot1", "pod")
+
+
+def _metric_value(metrics: Sequence[str]) -> str:
+    names = ", ".join(f"'{m}'" for m in metrics)
+    return f"case when metric in ({names}) then value end"
+
+
+def series_rules() -> tuple[Rule, ...]:
+    return (
+        Rule(
+            "series_name_known",
+            "quarantine",
+            "A metric column is named by a node IP, `<IP>-<index>` (GPU 0-7), a Kalos pod name, or the known "
+            "`<IP>.1` variant; any other name cannot be placed on a node.",
+            in_set("series_kind", KNOWN_SERIES_KINDS),
+            derived={"series_kind": SERIES_KIND_SQL},
+            columns=("cluster", "metric", "series"),
+        ),
+        Rule(
+            "series_not_pod_name",
+            "flag",
+            "Kalos SM_ACTIVE is said to name columns by pod (`lingjun-pod9-0016-3`) instead of IP: kept, the "
+            "pod name is the node's natural key.",
+            not_in_set("series_kind", ["pod"]),
+            derived={"series_kind": SERIES_KIND_SQL},
+            columns=("cluster", "metric", "series"),
+        ),
+        Rule(
+            "time_on_15s_grid",
+            "flag",
+            f"Samples are taken every {SAMPLE_SECONDS} s: Time falls on the {SAMPLE_SECONDS}-second grid.",
+            between("seconds_off_grid", max_value=0),
+            derived={"seconds_off_grid": f"epoch(time) % {SAMPLE_SECONDS}"},
+            columns=("time",),
+        ),
+        Rule(
+            "time_not_duplicated",
+            "duplicate",
+            "A file has one Time row per sample; repeated Time rows are counted per file and series and the "
+            "first (by _row_number) is kept downstream.",
+            between("time_copy", max_value=1),
+            derived={
+                "time_copy": "row_number() over (partition by _source_file, series, time order by _row_number)"
+            },
+            columns=("time",),
+        ),
+    )
+
+
+def percentage_rule(metrics: Sequence[str]) -> Rule:
+    return Rule(
+        "percentage_within_0_100",
+        "flag",
+        f"{', '.join(metrics)} are percentages: 0-100.",
+        between("percent", min_value=0, max_value=100),
+        derived={"percent": _metric_value(metrics)},
+        columns=("metric", "series", "value"),
+    )
+
+
+def physical_range_rule(
+    name: str, what: str, metrics: Sequence[str], low: float, high: float, unit: str
+) -> Rule:
+    column = f"{what}_{unit.lower()}"
+    return Rule(
+        name,
+        "flag",
+        f"{', '.join(metrics)} ({what}) lie within the physical range {low:g}-{high:g} {unit}.",
+        between(column, min_value=low, max_value=high),
+        derived={column: _metric_value(metrics)},
+        columns=("metric", "series", "value"),
+    )

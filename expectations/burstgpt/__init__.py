@@ -1,0 +1,1 @@
+"""Suites of the BurstGPT file families (one module per family)."""

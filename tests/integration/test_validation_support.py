@@ -1,0 +1,166 @@
+"""Helpers for the validation tests (small CSVs loaded with the real loader, validation run directly), and
+the checks that the helpers' own clean inputs raise no finding at all."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+
+from pipelines.checks.outcomes import FamilyValidation
+from pipelines.checks.quarantine import refresh_quarantine_views
+from pipelines.checks.validation import validate_family
+from pipelines.load.loader import LoadResult, SourceFile, load_file
+from pipelines.settings import Settings
+from pipelines.sources.catalog import FIXED_FILES, UpstreamFile, discover_utilization
+from pipelines.warehouse_db import writer
+
+SEREN_HEADER = (
+    "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time"
+)
+KALOS_HEADER = (
+    "job_id,user,node_num,gpu_num,cpu_num,mem_per_pod_GB,shared_mem_per_pod,type,state,submit_time,start_time,"
+    "end_time,fail_time,stop_time,duration,queue,gpu_time"
+)
+BURST_HEADER = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type"
+BURST3_HEADER = "Timestamp,Session ID,Elapsed time,Model,Request tokens,Response tokens,Total tokens,Log Type"
+
+
+def _secs(a: str, b: str) -> int:
+    return int((datetime.fromisoformat(a) - datetime.fromisoformat(b)).total_seconds())
+
+
+def seren_line(
+    job_id: int = 5778432,
+    *,
+    submit: str = "2023-03-01 00:18:22",
+    start: str = "2023-03-01 00:18:54",
+    end: str = "2023-03-01 00:20:51",
+    gpu_num: int = 8,
+    cpu_num: int = 128,
+    node_num: int = 1,
+    type_: str = "Other",
+    state: str = "COMPLETED",
+    offset: str = "+08:00",
+    duration: float | None = None,
+    queue: float | None = None,
+    gpu_time: float | None = None,
+) -> str:
+    """A Seren CSV line whose duration, queue and gpu_time follow the documented rules unless given."""
+    duration = _secs(end, start) if duration is None else duration
+    queue = _secs(start, submit) if queue is None else queue
+    gpu_time = float(duration * gpu_num) if gpu_time is None else gpu_time
+    times = ",".join(f"{t}{offset}" for t in (submit, start, end))
+    return (
+        f"{job_id},u5907,{node_num},{gpu_num},{cpu_num},{type_},{state},{times},{duration},{queue},{gpu_time}"
+    )
+
+
+def kalos_line(
+    job_id: str = "dlctk696s0jbvitv",
+    *,
+    state: str = "COMPLETED",
+    submit: str = "2023-05-17 11:00:58",
+    start: str = "2023-05-17 11:01:08",
+    end: str = "2023-05-17 11:01:16",
+    fail_time: str = "",
+    stop_time: str = "",
+    gpu_num: int = 64,
+    offset: str = "+00:00",
+    type_: str = "Other",
+) -> str:
+    """A Kalos CSV line following the documented rules (duration = end − start)."""
+    duration = _secs(end, start)
+    stamp = lambda t: f"{t}{offset}" if t else ""  # noqa: E731
+    times = ",".join(stamp(t) for t in (submit, start, end, fail_time, stop_time))
+    return (
+        f"{job_id},uf794,8,{gpu_num},960,1000,100.0,{type_},{state},{times},{duration},"
+        f"{float(_secs(start, submit))},{float(duration * gpu_num)}"
+    )
+
+
+def upstream(name: str) -> UpstreamFile:
+    """The catalog entry of a file name (``BurstGPT_1.csv``) or utilization path (``kalos/SM_ACTIVE.csv``)."""
+    for f in FIXED_FILES:
+        if f.file_name == name:
+            return f
+    (found,) = discover_utilization([f"data/utilization/{name}"]).files
+    return found
+
+
+def load_csv(
+    settings: Settings, tmp_path: Path, name: str, text: str, origin: str = "synthetic"
+) -> LoadResult:
+    path = tmp_path / "csv" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return load_path(settings, name, path, origin)
+
+
+def load_path(settings: Settings, name: str, path: Path, origin: str = "synthetic") -> LoadResult:
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    return load_file(settings, SourceFile(upstream(name), path, sha, origin))
+
+
+def validate(settings: Settings, family: str, *, docs: bool = False) -> FamilyValidation:
+    return validate_family(settings, family, publish_docs=docs)
+
+
+def lake_quarantine(settings: Settings, family: str) -> list[dict]:
+    glob = settings.quarantine_dir / family / "_partition=*" / "quarantine.parquet"
+    rel = duckdb.sql(
+        f"select * exclude (_partition), _partition from read_parquet('{glob}', hive_partitioning = true, "
+        "hive_types = {'_partition': 'VARCHAR'}) order by all"
+    )
+    return [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
+
+
+def view_quarantine(settings: Settings, family: str) -> list[dict]:
+    """``quarantine.<family>`` in trace.duckdb, after refreshing the view."""
+    with writer(settings) as con:
+        refresh_quarantine_views(con, settings, [family])
+        rel = con.execute(
+            f"select _source_file, _row_number, rule, details from quarantine.{family} order by all"
+        )
+        return [dict(zip([d[0] for d in rel.description], r, strict=True)) for r in rel.fetchall()]
+
+
+def raw_row_numbers(settings: Settings, family: str) -> list[int]:
+    glob = settings.raw_dir / family / "_partition=*" / "*.parquet"
+    return [r[0] for r in duckdb.sql(f"select _row_number from read_parquet('{glob}') order by 1").fetchall()]
+
+
+def assert_reconciled(result: FamilyValidation) -> None:
+    for p in result.partitions:
+        assert p.loaded == p.passed + p.quarantined, p
+    assert result.loaded == result.passed + result.quarantined
+
+
+# -- the helpers' clean inputs find nothing --------------------------------------------------------------
+
+
+def test_clean_seren_rows_raise_no_finding(warehouse: Settings, tmp_path: Path) -> None:
+    text = "\n".join([SEREN_HEADER, seren_line(1), seren_line(2, end="2023-03-01 00:20:52")]) + "\n"
+    load_csv(warehouse, tmp_path, "trace_seren.csv", text)
+    result = validate(warehouse, "acme__seren_jobs")
+    assert result.findings() == {}
+    assert [(p.key, p.loaded, p.quarantined) for p in result.partitions] == [("2023-02", 2, 0)]
+    assert result.outcomes["duration_is_end_minus_start"].breakdown == {"end_minus_start": 2}
+    assert lake_quarantine(warehouse, "acme__seren_jobs") == []  # written, empty
+
+
+def test_clean_kalos_rows_raise_no_finding(warehouse: Settings, tmp_path: Path) -> None:
+    text = "\n".join(
+        [
+            KALOS_HEADER,
+            kalos_line("a" * 16),
+            kalos_line("b" * 16, state="FAILED", fail_time="2023-05-17 11:01:16"),
+            kalos_line("c" * 16, state="CANCELLED", stop_time="2023-05-17 11:01:16"),
+        ]
+    )
+    load_csv(warehouse, tmp_path, "trace_kalos.csv", text + "\n")
+    result = validate(warehouse, "acme__kalos_jobs")
+    assert result.findings() == {}
+    assert result.loaded == 3 and result.quarantined == 0

@@ -1,0 +1,94 @@
+"""The derived columns the rules bound, evaluated by DuckDB on hand-made rows."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from expectations.acme.ipmi_power import server_type_sql
+from expectations.acme.jobs import DURATION_RULE_SQL, utc_offsets_sql
+from expectations.acme.utilization import SERIES_KIND_SQL
+from expectations.burstgpt.common import SESSION_ID_PROBLEM_SQL
+
+
+def _eval(expr: str, rows: str, columns: str) -> list:
+    return [r[0] for r in duckdb.sql(f"select {expr} from (values {rows}) t({columns})").fetchall()]
+
+
+def test_duration_rule_classification() -> None:
+    ts = "timestamp '2023-05-17 11:00:{:02d}'"
+    rows = ", ".join(
+        f"({duration}, {ts.format(s)}, {ts.format(st)}, {ts.format(e)})"
+        for duration, s, st, e in [
+            (8, 0, 10, 18),  # end − start = 8, end − submit = 18
+            (18, 0, 10, 18),
+            (8.5, 0, 10, 18),  # within 1 s of end − start
+            (30, 0, 10, 18),
+            (5, 5, 5, 10),  # submit = start: both rules hold
+        ]
+    )
+    got = _eval(
+        DURATION_RULE_SQL, rows + ", (null, null, null, null)", "duration, submit_time, start_time, end_time"
+    )
+    assert got == ["end_minus_start", "end_minus_submit", "end_minus_start", "neither", "both", None]
+
+
+def test_utc_offsets_distinct_sorted() -> None:
+    expr = utc_offsets_sql(["a", "b"])
+    got = _eval(
+        expr, "('+08:00', '+08:00'), ('+08:00', null), ('+08:00', '+00:00')", "a_utc_offset, b_utc_offset"
+    )
+    assert got == ["+08:00", "+08:00", "+00:00,+08:00"]
+
+
+@pytest.mark.parametrize(
+    ("cluster", "series", "kind"),
+    [
+        ("seren", "10.140.1.10", "ip"),
+        ("seren", "10.140.1.10-7", "ip_index"),
+        ("seren", "10.140.1.10-8", "unknown"),  # GPU index 0-7
+        ("seren", "10.140.0.131.1", "ip_dot1"),
+        ("kalos", "lingjun-pod9-0016-3", "pod"),
+        ("kalos", "lingjun-pod9-0016", "pod"),
+        ("seren", "lingjun-pod9-0016-3", "unknown"),  # pod names are Kalos only
+        ("seren", "Time", "unknown"),
+        ("seren", "10.140.1", "unknown"),
+    ],
+)
+def test_series_kind(cluster: str, series: str, kind: str) -> None:
+    assert _eval(SERIES_KIND_SQL, f"('{cluster}', '{series}')", "cluster, series") == [kind]
+
+
+def test_server_type() -> None:
+    rows = (
+        "('x/ipmi/GPU_AB_Power.csv', 50.0), ('x/ipmi/GPU_AB_Power.csv', null), ('x/ipmi/GPU_C_Power.csv', null), "
+        "('x/ipmi/CPU_D_Power.csv', 1.0), ('x/ipmi/OTHER_Power.csv', 1.0)"
+    )
+    with_memory = server_type_sql(frozenset({"memory_power"}))
+    assert _eval(with_memory, rows, "_source_file, memory_power") == ["A", "B", "C", "D", None]
+    without = server_type_sql(frozenset())
+    assert _eval(without, rows, "_source_file, memory_power") == [None, None, "C", "D", None]
+
+
+def test_session_id_problem() -> None:
+    uuid = "3f2b6a9e-1c4d-4e1a-9a51-1b2c3d4e5f60"
+    f3 = "'g/v2.0/BurstGPT_3.csv'"
+    rows = ", ".join(
+        [
+            f"({f3}, 'Conversation log', '{uuid}')",
+            f"({f3}, 'API log', null)",
+            f"({f3}, 'Conversation log', null)",
+            f"({f3}, 'API log', '{uuid}')",
+            "('g/v2.0/BurstGPT_without_fails_3.csv', 'Conversation log', 'x')",
+            "('g/v1.1/BurstGPT_1.csv', 'Conversation log', null)",  # files 1-2 have no Session ID column
+        ]
+    )
+    got = _eval(SESSION_ID_PROBLEM_SQL, rows, "_source_file, log_type, session_id")
+    assert got == [
+        None,
+        None,
+        "conversation row without a UUID",
+        "API-log row with a session id",
+        "conversation row without a UUID",
+        None,
+    ]
