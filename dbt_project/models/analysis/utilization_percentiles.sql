@@ -1,0 +1,63 @@
+-- One row per cluster and utilization metric: samples, GPUs/nodes, percentiles, mean, max and the share of
+-- samples at 0, with the published median / share at 0 / max beside them. Empty cells (idle GPUs) were
+-- never loaded, so shares are of recorded samples.
+{%- set fractions = [0.25, 0.5, 0.75, 0.9, 0.99] %}
+with
+
+samples as (
+    select * from {{ ref('fct_node_metric') }}
+),
+
+clusters as (
+    select * from {{ ref('dim_cluster') }}
+),
+
+published as (
+    select * from {{ ref('published_numbers') }}
+),
+
+stats as (
+    select
+        clusters.cluster_name,
+        samples.metric,
+        samples.metric_level,
+        samples.unit,
+        count(*) as samples,
+        count(distinct samples.node_key) as nodes,
+        count(distinct case when samples.metric_level = 'gpu' then samples.gpu_key end) as gpus,
+        {%- for fraction in fractions %}
+        {{ percentile_cont('samples.value', fraction) }} as p{{ (fraction * 100) | int }},
+        {%- endfor %}
+        avg(samples.value) as mean_value,
+        max(samples.value) as max_value,
+        cast({{ count_where("samples.value = 0") }} as {{ type_double() }}) / count(*) as share_at_zero
+    from samples
+    inner join clusters on samples.cluster_key = clusters.cluster_key
+    group by clusters.cluster_name, samples.metric, samples.metric_level, samples.unit
+),
+
+final as (
+    select
+        stats.*,
+        published_median.published_value as published_median,
+        published_zero.published_value as published_share_at_zero,
+        published_max.published_value as published_max
+    from stats
+    left join published as published_median
+        on
+            published_median.measure = 'median'
+            and stats.cluster_name = published_median.scope
+            and stats.metric = published_median.subject
+    left join published as published_zero
+        on
+            published_zero.measure = 'share_at_zero'
+            and stats.cluster_name = published_zero.scope
+            and stats.metric = published_zero.subject
+    left join published as published_max
+        on
+            published_max.measure = 'max'
+            and stats.cluster_name = published_max.scope
+            and stats.metric = published_max.subject
+)
+
+select * from final

@@ -1,0 +1,49 @@
+-- One row per final job state (natural key job_state, after the Philly/PAI mapping) with the paper's
+-- grouping: COMPLETED -> completed, CANCELLED -> cancelled, FAILED/TIMEOUT/NODE_FAIL -> failed. A state the
+-- datasets do not document (RUNNING, PAI statuses) is its own member in group 'other'. Plus unknown.
+with
+
+jobs as (
+    select * from {{ ref('int_jobs_deduplicated') }}
+),
+
+groups as (
+    select * from {{ ref('job_state_groups') }}
+),
+
+job_states as (
+    select job_state from groups
+    union
+    select job_state from jobs
+),
+
+members as (
+    select
+        {{ surrogate_key(['job_states.job_state']) }} as job_state_key,
+        job_states.job_state,
+        coalesce(groups.state_group, 'other') as state_group,
+        groups.job_state is not null as is_documented
+    from job_states
+    left join groups on job_states.job_state = groups.job_state
+    where job_states.job_state is not null
+
+    union all
+
+    select
+        {{ unknown_key() }} as job_state_key,
+        'unknown' as job_state,
+        'unknown' as state_group,
+        false as is_documented
+),
+
+final as (
+    select
+        cast(job_state_key as {{ dbt.type_string() }}) as job_state_key,
+        cast(job_state as {{ dbt.type_string() }}) as job_state,
+        cast(state_group as {{ dbt.type_string() }}) as state_group,
+        cast(state_group = 'failed' as {{ dbt.type_boolean() }}) as is_failed,
+        cast(is_documented as {{ dbt.type_boolean() }}) as is_documented
+    from members
+)
+
+select * from final

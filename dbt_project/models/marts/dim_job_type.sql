@@ -1,0 +1,45 @@
+-- One row per job type (natural key job_type; documented: Eval, Pretrain, SFT, MLLM, Debug, Other; others
+-- kept and flagged), plus the unknown member (jobs without a type, e.g. previous-work traces).
+with
+
+jobs as (
+    select * from {{ ref('int_jobs_deduplicated') }}
+),
+
+documented as (
+    select value as job_type from {{ ref('documented_values') }}
+    where domain = 'job_type'
+),
+
+job_types as (
+    select job_type from documented
+    union
+    select job_type from jobs
+),
+
+members as (
+    select
+        {{ surrogate_key(['job_types.job_type']) }} as job_type_key,
+        job_types.job_type,
+        documented.job_type is not null as is_documented
+    from job_types
+    left join documented on job_types.job_type = documented.job_type
+    where job_types.job_type is not null
+
+    union all
+
+    select
+        {{ unknown_key() }} as job_type_key,
+        'unknown' as job_type,
+        false as is_documented
+),
+
+final as (
+    select
+        cast(job_type_key as {{ dbt.type_string() }}) as job_type_key,
+        cast(job_type as {{ dbt.type_string() }}) as job_type,
+        cast(is_documented as {{ dbt.type_boolean() }}) as is_documented
+    from members
+)
+
+select * from final

@@ -1,0 +1,47 @@
+-- One row per IPMI sample line that passed validation. Header-driven: the server id (ip, node, host or
+-- server; NULL when the header has none) and the component power columns when the file has them. The file
+-- (GPU_AB_Power, GPU_C_Power, CPU_D_Power) is kept.
+{%- set raw_relation = source('raw', 'acme__ipmi_power') %}
+with
+
+source as (
+    select * from {{ raw_relation }}
+),
+
+quarantined as (
+    select distinct
+        _source_file,
+        _row_number
+    from {{ source('quarantine', 'acme__ipmi_power') }}
+),
+
+passed as (
+    select source.*
+    from source
+    left join quarantined
+        on
+            source._source_file = quarantined._source_file
+            and source._row_number = quarantined._row_number
+    where quarantined._row_number is null
+),
+
+final as (
+    select
+        'seren' as cluster_name,
+        replace({{ dbt.split_part('_source_file', "'/'", -1) }}, '.csv', '') as ipmi_file,
+        coalesce(ip, node, host, server) as server_id,
+        time as sample_time_utc,
+        time_utc_offset as utc_offset,
+        {{ utc_to_local('time', 'time_utc_offset') }} as sample_time_local,
+        sys_total_power as sys_total_power_w,
+        {{ first_present_column(raw_relation, ['cpu_power'], type_double()) }} as cpu_power_w,
+        {{ first_present_column(raw_relation, ['memory_power', 'mem_power'], type_double()) }} as memory_power_w,
+        _source_file,
+        _row_number,
+        _loaded_at,
+        _data_origin,
+        _partition
+    from passed
+)
+
+select * from final

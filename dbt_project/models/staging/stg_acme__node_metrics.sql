@@ -1,0 +1,46 @@
+-- One row per non-empty cell of a Prometheus node metric file (long), as loaded; repeated samples are dropped
+-- in int_node_metrics_keyed. Sample times in UTC (the files write UTC+8). A raw row is one cell, so
+-- the quarantine is matched on (_source_file, _row_number, series).
+with
+
+source as (
+    select * from {{ source('raw', 'acme__node_metrics') }}
+),
+
+quarantined as (
+    select distinct
+        _source_file,
+        _row_number,
+        series
+    from {{ source('quarantine', 'acme__node_metrics') }}
+),
+
+passed as (
+    select source.*
+    from source
+    left join quarantined
+        on
+            source._source_file = quarantined._source_file
+            and source._row_number = quarantined._row_number
+            and source.series = quarantined.series
+    where quarantined._row_number is null
+),
+
+final as (
+    select
+        cluster as cluster_name,
+        metric,
+        series,
+        time as sample_time_utc,
+        time_utc_offset as utc_offset,
+        {{ utc_to_local('time', 'time_utc_offset') }} as sample_time_local,
+        value,
+        _source_file,
+        _row_number,
+        _loaded_at,
+        _data_origin,
+        _partition
+    from passed
+)
+
+select * from final

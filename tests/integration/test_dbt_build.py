@@ -1,0 +1,445 @@
+"""dbt build on the real rows shipped in the repository plus a few synthetic rows: staging to marts.
+
+One warehouse is loaded (real BurstGPT, Kalos and Seren README rows, cluster_summary; synthetic rows for the
+other families and the quirks), a tiny quarantine is written, views are created, and `dbt build` runs once
+as a subprocess; the tests assert on the result with SQL.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.load.loader import SourceFile, load_file
+from pipelines.settings import PROJECT_ROOT, Settings, load_settings
+from pipelines.sources.catalog import FAMILIES, FIXED_FILES, UpstreamFile, discover_utilization
+from pipelines.warehouse_db import refresh_views, writer
+from tests.conftest import REAL_DIR
+
+DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
+DBT = str(Path(sys.executable).with_name("dbt"))
+BURST_3 = "github/HPMLL/BurstGPT/releases/download/v2.0/BurstGPT_3.csv"
+
+SEREN_SYNTHETIC = """\
+6000001,u1,1,8,128,Pretrain,COMPLETED,2023-07-01 10:00:00+08:00,2023-07-01 10:00:05+08:00,2023-07-01 11:00:05+08:00,3600,5,28800.0
+6000002,u2,1,0,16,Debug,TIMEOUT,2023-07-01 10:05:00+08:00,2023-07-01 10:05:00+08:00,2023-07-01 10:06:00+08:00,60,0,0.0
+6000001,u9,1,8,128,Eval,FAILED,2023-07-01 12:00:00+08:00,2023-07-01 12:00:01+08:00,2023-07-01 12:00:11+08:00,10,1,80.0
+6000003,u1,2,16,256,Eval,NODE_FAIL,2023-07-02 09:00:00+08:00,2023-07-02 09:00:02+08:00,2023-07-02 09:10:02+08:00,600,2,9600.0
+6000004,u3,1,8,128,SFT,COMPLETED,2023-07-02 09:00:00+08:00,2023-07-02 08:00:00+08:00,2023-07-02 09:10:00+08:00,4200,-3600,33600.0
+"""  # line 4 repeats job 6000001 (dropped in int_); line 6 starts before submit (quarantined below)
+KALOS_SYNTHETIC = (
+    "dlcrunning000001,uf795,1,8,120,1000,100.0,Eval,RUNNING,2023-05-18 00:00:00+00:00,"
+    "2023-05-18 00:00:10+00:00,,,,,10.0,\n"
+)
+BURST_3_TEXT = """\
+Timestamp,Session ID,Elapsed time,Model,Request tokens,Response tokens,Total tokens,Log Type
+19440110.0,3f2b6a9e-1c4d-4e1a-9a51-1b2c3d4e5f60,12.5,GPT-4,100,20,120,Conversation log
+19440111.0,,0,ChatGPT,50,0,50,API log
+19443710.0,,3.25,ChatGPT,-7,8,1,API log
+"""  # line 4 has negative tokens (quarantined below)
+GPU_UTIL = """\
+Time,10.140.0.1-0,10.140.0.1-1,10.140.0.2-7
+2023-07-19 08:00:00+08:00,99.0,0,50
+2023-07-19 08:00:15+08:00,98.0,,51
+2023-07-19 08:00:15+08:00,97.0,,52
+"""  # the repeated Time row is dropped in int_ (first _row_number kept)
+KALOS_SM_ACTIVE = "Time,lingjun-pod9-0016-0,lingjun-pod9-0016-3\n2023-07-19 08:00:00+08:00,40.5,12\n"
+NODE_MEMORY = """\
+Time,10.140.0.131,10.140.0.131.1
+2023-07-19 11:35:00+08:00,,40.0
+2023-07-19 11:35:15+08:00,41.0,
+"""
+KALOS_NODE_CPU = "Time,lingjun-pod9-0016\n2023-07-19 08:00:00+08:00,238.9\n"
+IPMI_AB = """\
+Time,Sys_Total_Power,IP,CPU_Power,Memory_Power
+2023-07-19 08:00:00+08:00,3000.5,10.140.0.1,400.0,100.0
+2023-07-19 08:00:00+08:00,2800.0,10.140.0.2,380.0,
+"""
+IPMI_D = (
+    "Time,Sys_Total_Power,IP,CPU_Power,Memory_Power\n2023-07-19 08:00:00+08:00,450.0,10.140.1.10,200.0,50.0\n"
+)
+PHILLY = """\
+jobid,user,vc,gpu_num,state,submit_time,start_time,end_time,duration,queue
+application_1,u1,vc1,4,Pass,2017-10-03 10:00:00,2017-10-03 10:01:00,2017-10-03 11:01:00,3600,60
+application_2,u2,vc1,1,Killed,2017-10-03 10:00:00,2017-10-03 10:00:30,2017-10-03 10:10:30,600,30
+"""
+PAI = """\
+job_name,user,plan_cpu,plan_gpu,wait_time,status,submit_time,start_time,end_time,duration
+j1,u1,600,50,9,Failed,0,9,609,600
+j2,u2,100,800,0,Terminated,3600,3600,7200,3600
+"""  # PAI times: seconds since the trace start
+HELIOS = """\
+jobid,user,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue
+h1,u1,8,48,1,TIMEOUT,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 01:00:00,3600,0
+"""
+
+
+def upstream(name: str) -> UpstreamFile:
+    return next(f for f in FIXED_FILES if f.file_name == name)
+
+
+def metric_file(cluster: str, metric: str) -> UpstreamFile:
+    return discover_utilization([f"data/utilization/{cluster}/{metric}.csv"]).files[0]
+
+
+def load(settings: Settings, up: UpstreamFile, path: Path, origin: str, real_lines=()) -> None:
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    load_file(settings, SourceFile(up, path, sha, origin, real_lines))
+
+
+def write_quarantine(settings: Settings, family: str, key: str, rows: list[tuple]) -> None:
+    """A quarantine partition as validation writes it: (_source_file, _row_number[, series], rule)."""
+    folder = settings.quarantine_dir / family / f"_partition={key}"
+    folder.mkdir(parents=True, exist_ok=True)
+    names = (
+        "_source_file, _row_number, series, rule" if len(rows[0]) == 4 else "_source_file, _row_number, rule"
+    )
+    values = ", ".join("(" + ", ".join(repr(v) for v in row) + ", 'written by the test')" for row in rows)
+    duckdb.execute(
+        f"copy (select * from (values {values}) as q({names}, details)) "
+        f"to '{folder / 'quarantine.parquet'}' (format parquet)"
+    )
+
+
+def load_fixture_rows(settings: Settings, files: Path) -> None:
+    """Real rows (BurstGPT first 400, README rows, cluster_summary) plus the synthetic rows above."""
+    files.mkdir(parents=True, exist_ok=True)
+
+    def text(name: str, content: str) -> Path:
+        (files / name).write_text(content, encoding="utf-8")
+        return files / name
+
+    load(settings, upstream("BurstGPT_1.csv"), REAL_DIR / "burstgpt_1_first400.csv", "real")
+    load(settings, upstream("cluster_summary.csv"), REAL_DIR / "acmetrace_cluster_summary.csv", "real")
+    seren = (REAL_DIR / "acmetrace_seren_readme_rows.csv").read_text() + SEREN_SYNTHETIC
+    load(settings, upstream("trace_seren.csv"), text("trace_seren.csv", seren), "mixed", [[2, 3]])
+    kalos = (REAL_DIR / "acmetrace_kalos_readme_rows.csv").read_text() + KALOS_SYNTHETIC
+    load(settings, upstream("trace_kalos.csv"), text("trace_kalos.csv", kalos), "mixed", [[2, 3]])
+    load(settings, upstream("BurstGPT_3.csv"), text("BurstGPT_3.csv", BURST_3_TEXT), "synthetic")
+    for cluster, metric, content in [
+        ("seren", "GPU_UTIL", GPU_UTIL),
+        ("kalos", "SM_ACTIVE", KALOS_SM_ACTIVE),
+        ("seren", "NODE_MEMORY_UTILIZATION", NODE_MEMORY),
+        ("kalos", "NODE_CPU_UTILIZATION", KALOS_NODE_CPU),
+    ]:
+        load(settings, metric_file(cluster, metric), text(f"{cluster}-{metric}.csv", content), "synthetic")
+    load(settings, upstream("GPU_AB_Power.csv"), text("GPU_AB_Power.csv", IPMI_AB), "synthetic")
+    load(settings, upstream("CPU_D_Power.csv"), text("CPU_D_Power.csv", IPMI_D), "synthetic")
+    load(settings, upstream("philly_trace.csv"), text("philly_trace.csv", PHILLY), "synthetic")
+    load(settings, upstream("pai_trace.csv"), text("pai_trace.csv", PAI), "synthetic")
+    load(settings, upstream("helios_trace.csv"), text("helios_trace.csv", HELIOS), "synthetic")
+    write_quarantine(settings, "burstgpt__requests", "0225", [(BURST_3, 4, "negative_tokens")])
+    seren_path = upstream("trace_seren.csv").mirror_path
+    write_quarantine(settings, "acme__seren_jobs", "2023-07", [(seren_path, 8, "start_before_submit")])
+    gpu_util = metric_file("seren", "GPU_UTIL").mirror_path  # one cell of line 2, not the whole line
+    write_quarantine(settings, "acme__gpu_metrics", "2023-07-19", [(gpu_util, 2, "10.140.0.2-7", "range")])
+    with writer(settings) as con:
+        refresh_views(con, settings, [f.key for f in FAMILIES])
+
+
+def run_dbt(
+    settings: Settings, *args: str, target: Path, start_date: str = ""
+) -> subprocess.CompletedProcess:
+    env = {
+        **os.environ,
+        "WAREHOUSE_DIR": str(settings.warehouse_dir),
+        "BURSTGPT_START_DATE": start_date,
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
+    cmd = [
+        DBT,
+        *args,
+        "--profiles-dir",
+        str(DBT_PROJECT_DIR),
+        "--target-path",
+        str(target),
+        "--log-path",
+        str(target),
+    ]
+    return subprocess.run(cmd, cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, timeout=300)
+
+
+class Warehouse:
+    """Read-only queries, each on its own connection (dbt needs the file's write lock in between)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def execute(self, sql: str) -> list[tuple]:
+        con = duckdb.connect(str(self.path), read_only=True)
+        try:
+            return con.execute(sql).fetchall()
+        finally:
+            con.close()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Warehouse, float]:
+    root = tmp_path_factory.mktemp("dbt")
+    settings = load_settings({"WAREHOUSE_DIR": str(root / "warehouse")})
+    load_fixture_rows(settings, root / "files")
+    started = time.monotonic()
+    result = run_dbt(settings, "build", target=root / "target")
+    seconds = time.monotonic() - started
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
+    return settings, Warehouse(settings.duckdb_path), seconds
+
+
+def rows(con: Warehouse, sql: str) -> list[tuple]:
+    return con.execute(sql)
+
+
+def test_build_is_fast_and_every_node_passes(built) -> None:
+    _, con, seconds = built
+    assert seconds < 60, f"dbt build took {seconds:.1f}s"
+    models = {
+        r[0] for r in rows(con, "select table_schema || '.' || table_name from information_schema.tables")
+    }
+    for name in (
+        "marts.fct_job",
+        "marts.fct_request",
+        "marts.fct_node_metric",
+        "marts.fct_server_power",
+        "marts.dim_date",
+        "marts.dim_time_of_day",
+        "analysis.requests_per_hour",
+        "analysis.gpu_num_cdf",
+    ):
+        assert name in models
+
+
+def test_kalos_readme_rows_follow_end_minus_submit(built) -> None:
+    _, con, _ = built
+    got = rows(
+        con,
+        """
+        select job_id, run_s, reported_duration_s, duration_rule, _data_origin from marts.fct_job
+        where job_id in ('dlctk696s0jbvitv', 'dlc1t2ypl09b8qtp') order by run_s""",
+    )
+    assert got == [
+        ("dlctk696s0jbvitv", 8.0, 18.0, "end_minus_submit", "real"),
+        ("dlc1t2ypl09b8qtp", 70.0, 82.0, "end_minus_submit", "real"),
+    ]
+    seren = rows(
+        con,
+        """
+        select f.duration_rule, count(*) from marts.fct_job f join marts.dim_cluster c using (cluster_key)
+        where c.cluster_name = 'seren' and f._data_origin = 'real' group by 1""",
+    )
+    assert seren == [("end_minus_start", 2)]
+
+
+def test_real_burstgpt_rows_reach_fct_request_exactly(built) -> None:
+    _, con, _ = built
+    base = "from marts.fct_request f where f.file_number = 1"
+    assert rows(
+        con, f"select count(*), sum(is_failed::int), sum(request_tokens), sum(response_tokens) {base}"
+    ) == [(400, 17, 208_189, 110_612)]
+    assert rows(con, f"select distinct _data_origin, release {base}") == [("real", "v1.1")]
+    joined = (
+        "from marts.fct_request f join marts.dim_model m using (model_key) "
+        "join marts.dim_log_type l using (log_type_key) where f.file_number = 1"
+    )
+    assert rows(con, f"select m.model_name, count(*) {joined} group by 1 order by 1") == [
+        ("ChatGPT", 320),
+        ("GPT-4", 80),
+    ]
+    by_log = rows(con, f"select l.log_type, count(*) {joined} group by 1 order by 1")
+    assert by_log == [("API log", 2), ("Conversation log", 398)]
+    summary = rows(
+        con,
+        "select requests, failed_requests, request_tokens, response_tokens, published_rows "
+        "from analysis.request_file_summary where file_number = 1",
+    )
+    assert summary == [(400, 17, 208_189, 110_612, 1_429_737.0)]
+
+
+def test_requests_per_hour_match_the_file(built) -> None:
+    _, con, _ = built
+    lines = (REAL_DIR / "burstgpt_1_first400.csv").read_text().splitlines()[1:]
+    expected = Counter(int(float(line.split(",")[0])) // 3600 for line in lines)
+    got = dict(rows(con, "select hour_index, requests from analysis.requests_per_hour where file_number = 1"))
+    assert {h: n for h, n in got.items() if n} == dict(expected)
+    assert sorted(got) == list(range(min(expected), max(expected) + 1))  # empty hours are rows with 0
+
+
+def test_quarantined_rows_are_left_out_of_staging(built) -> None:
+    _, con, _ = built
+    assert rows(con, f"select count(*) from raw.burstgpt__requests where _source_file = '{BURST_3}'") == [
+        (3,)
+    ]
+    assert rows(
+        con,
+        f"select _row_number from staging.stg_burstgpt__requests where _source_file = '{BURST_3}' order by 1",
+    ) == [(2,), (3,)]
+    assert rows(con, f"select count(*) from marts.fct_request where _source_file = '{BURST_3}'") == [(2,)]
+    assert rows(con, "select count(*) from staging.stg_acme__seren_jobs where job_id = '6000004'") == [(0,)]
+    assert rows(con, "select count(*) from raw.acme__seren_jobs where job_id = 6000004") == [(1,)]
+    gpu_util = metric_file("seren", "GPU_UTIL").mirror_path
+    cells = rows(
+        con,
+        "select series, value from staging.stg_acme__gpu_metrics "
+        f"where _source_file = '{gpu_util}' and _row_number = 2 order by 1",
+    )
+    assert cells == [("10.140.0.1-0", 99.0), ("10.140.0.1-1", 0.0)]  # 10.140.0.2-7 quarantined, line kept
+
+
+def test_burstgpt_file_3_day_index_weekday_and_failures(built) -> None:
+    _, con, _ = built
+    got = rows(
+        con,
+        f"""
+        select day_index, relative_weekday, hour_index, is_failed, session_id is null, request_time_utc
+        from marts.fct_request where _source_file = '{BURST_3}' order by _row_number""",
+    )
+    assert got == [(225, 1, 5400, False, False, None), (225, 1, 5400, True, True, None)]
+
+
+def test_repeated_job_id_keeps_first_line_and_states_are_grouped(built) -> None:
+    _, con, _ = built
+    assert rows(
+        con,
+        "select user_key = (select user_key from marts.dim_user where user_name = 'u1' "
+        "and cluster_name = 'seren'), duplicate_rows from marts.fct_job where job_id = '6000001'",
+    ) == [(True, 1)]
+    states = dict(
+        rows(
+            con,
+            """
+        select s.job_state, s.state_group from marts.fct_job f join marts.dim_job_state s using (job_state_key)""",
+        )
+    )
+    assert states["TIMEOUT"] == "failed" and states["NODE_FAIL"] == "failed"
+    assert states["RUNNING"] == "other"  # undocumented, kept as its own member
+    assert states["Terminated"] == "other"  # PAI status other than Failed, kept
+    assert rows(con, "select is_documented from marts.dim_job_state where job_state = 'RUNNING'") == [
+        (False,)
+    ]
+    assert rows(
+        con, "select count(*) from marts.dim_job_state where job_state = 'unknown' and job_state_key = '-1'"
+    ) == [(1,)]
+
+
+def test_previous_work_traces_join_the_comparison(built) -> None:
+    _, con, _ = built
+    got = rows(
+        con,
+        """
+        select c.cluster_name, f.job_id, f.gpu_num, f.cpu_num, f.reported_queue_s, s.job_state, f.source_state
+        from marts.fct_job f join marts.dim_cluster c using (cluster_key) join marts.dim_job_state s using (job_state_key)
+        where c.cluster_name in ('pai', 'philly', 'helios') order by 1, 2""",
+    )
+    assert got == [
+        ("helios", "h1", 8.0, 48.0, 0.0, "TIMEOUT", "TIMEOUT"),
+        ("pai", "j1", 0.5, 6.0, 9.0, "FAILED", "Failed"),
+        ("pai", "j2", 8.0, 1.0, 0.0, "Terminated", "Terminated"),
+        ("philly", "application_1", 4.0, None, 60.0, "COMPLETED", "Pass"),
+        ("philly", "application_2", 1.0, None, 30.0, "CANCELLED", "Killed"),
+    ]
+    counts = dict(rows(con, "select cluster_name, jobs from analysis.cluster_job_counts"))
+    assert counts == {"seren": 5, "kalos": 3, "helios": 1, "philly": 2, "pai": 2}
+    assert rows(
+        con,
+        "select summary_jobs, published_jobs_in_file from analysis.cluster_job_counts "
+        "where cluster_name = 'seren'",
+    ) == [(1_031_550, 818_327.0)]
+
+
+def test_gpu_and_node_series_keyed_to_dimensions(built) -> None:
+    _, con, _ = built
+    gpus = rows(
+        con,
+        "select cluster_name, node_id, gpu_index from marts.dim_gpu where gpu_index >= 0 order by 1, 2, 3",
+    )
+    assert gpus == [
+        ("kalos", "lingjun-pod9-0016", 0), ("kalos", "lingjun-pod9-0016", 3),
+        ("seren", "10.140.0.1", 0), ("seren", "10.140.0.1", 1), ("seren", "10.140.0.2", 7),
+    ]  # fmt: skip
+    memory = rows(
+        con,
+        """
+        select n.node_id, f.value, f.series from marts.fct_node_metric f join marts.dim_node n using (node_key)
+        where f.metric = 'NODE_MEMORY_UTILIZATION' order by f.sample_time_utc""",
+    )
+    assert memory == [("10.140.0.131", 40.0, "10.140.0.131.1"), ("10.140.0.131", 41.0, "10.140.0.131")]
+    repeated = rows(
+        con,
+        """
+        select f.value, f.duplicate_samples from marts.fct_node_metric f join marts.dim_gpu g using (gpu_key)
+        where g.node_id = '10.140.0.1' and g.gpu_index = 0 order by f.sample_time_utc""",
+    )
+    assert repeated == [(99.0, 0), (98.0, 1)]
+    pods = rows(con, "select node_id_kind from marts.dim_node where node_id = 'lingjun-pod9-0016'")
+    assert pods == [("pod_name",)]
+    util = rows(
+        con,
+        "select samples, p50, published_max from analysis.utilization_percentiles "
+        "where cluster_name = 'kalos' and metric = 'NODE_CPU_UTILIZATION'",
+    )
+    assert util == [(1, 238.9, 238.9)]
+
+
+def test_server_power_types(built) -> None:
+    _, con, _ = built
+    types = dict(rows(con, "select node_id, server_type from marts.dim_node where has_power"))
+    assert types == {"10.140.0.1": "A", "10.140.0.2": "B", "10.140.1.10": "D"}
+    assert rows(con, "select server_type, samples from analysis.server_power_by_type order by 1") == [
+        ("A", 1),
+        ("B", 1),
+        ("D", 1),
+    ]
+
+
+def test_every_dimension_has_its_unknown_member(built) -> None:
+    _, con, _ = built
+    for dim, key in [
+        ("dim_cluster", "cluster_key"),
+        ("dim_user", "user_key"),
+        ("dim_node", "node_key"),
+        ("dim_gpu", "gpu_key"),
+        ("dim_model", "model_key"),
+        ("dim_log_type", "log_type_key"),
+        ("dim_job_type", "job_type_key"),
+        ("dim_job_state", "job_state_key"),
+    ]:
+        assert rows(con, f"select count(*) from marts.{dim} where {key} = '-1'") == [(1,)], dim
+    assert rows(con, "select count(*) from marts.dim_date where date_key = -1") == [(1,)]
+    assert rows(con, "select count(*) from marts.dim_time_of_day") == [(86_401,)]
+
+
+def test_unit_tests_pass(built, tmp_path: Path) -> None:
+    settings, _, _ = built
+    result = run_dbt(settings, "test", "--select", "test_type:unit", target=tmp_path / "target")
+    assert result.returncode == 0, result.stdout[-6000:]
+    run = json.loads((tmp_path / "target" / "run_results.json").read_text())
+    statuses = Counter(r["status"] for r in run["results"] if r["unique_id"].startswith("unit_test."))
+    assert statuses == {"pass": 9}
+
+
+def test_bare_dbt_build_creates_raw_and_quarantine_relations(built, tmp_path: Path) -> None:
+    """Without the load asset's views (no trace.duckdb at all) the on-run-start macro makes them."""
+    settings, _, _ = built
+    bare = replace(settings, warehouse_dir=tmp_path / "warehouse")
+    shutil.copytree(settings.lake_dir, bare.lake_dir)
+    result = run_dbt(bare, "run", "--select", "staging", target=tmp_path / "target", start_date="2023-01-01")
+    assert result.returncode == 0, result.stdout[-6000:]
+    con = Warehouse(bare.duckdb_path)
+    assert rows(con, "select count(*) from staging.stg_burstgpt__requests") == [(402,)]
+    assert rows(con, "select count(*) from quarantine.acme__seren_jobs") == [(1,)]
+    first = rows(
+        con,
+        "select request_time_utc from staging.stg_burstgpt__requests where _row_number = 2 "
+        "and timestamp_s = 5",
+    )
+    assert str(first[0][0]) == "2022-12-31 16:00:05"
+    empty = rows(con, "select count(*) from raw.burstgpt__requests_without_fails")  # no files: empty, typed
+    assert empty == [(0,)]
