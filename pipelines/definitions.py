@@ -6,17 +6,31 @@ from __future__ import annotations
 import dagster as dg
 
 from pipelines.assets.dbt import dbt_assets_defs, dbt_resource
+from pipelines.automation import daily_refresh, refresh_job, upstream_change_sensor
 from pipelines.assets.landing import landing_assets
 from pipelines.assets.raw import raw_assets
+from pipelines.assets.reports import report_assets
 from pipelines.checks import asset_checks
 
 
 def all_assets() -> list[dg.AssetsDefinition]:
-    return [*landing_assets(), *raw_assets(), *dbt_assets_defs()]
+    return [*landing_assets(), *raw_assets(), *dbt_assets_defs(), *report_assets()]
 
 
 def resources() -> dict[str, object]:
     return {"dbt": dbt_resource()}
 
 
-defs = dg.Definitions(assets=all_assets(), asset_checks=asset_checks(), resources=resources())
+def _definitions() -> dg.Definitions:
+    job = refresh_job()
+    return dg.Definitions(
+        assets=all_assets(),
+        asset_checks=asset_checks(),
+        jobs=[job],
+        schedules=[daily_refresh(job)],
+        sensors=[upstream_change_sensor],
+        resources=resources(),
+    )
+
+
+defs = _definitions()

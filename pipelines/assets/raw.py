@@ -6,6 +6,7 @@ from pipelines.assets.landing import landing_key
 from pipelines.checks import refresh_quarantine_views
 from pipelines.load.header import LoadError
 from pipelines.load.loader import LoadResult, SourceFile, load_file
+from pipelines.refresh.pending import add_pending
 from pipelines.settings import Settings, load_settings
 from pipelines.sources.catalog import FAMILIES, FIXED_FILES, Family, UpstreamFile, discover_utilization
 from pipelines.warehouse_db import refresh_views, writer
@@ -100,16 +101,21 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
             verb = "unchanged" if result.skipped else f"loaded in {result.seconds:.1f}s"
             context.log.info(f"{st.mirror_path}: {st.loaded:,} rows, {st.rejected:,} rejected ({verb})")
             results.append(result)
+        changed = sorted({k for r in results if r.swap for k in (*r.swap.written, *r.swap.removed)})
         with writer(settings) as con:
             refresh_views(con, settings, [fam.key])
             refresh_quarantine_views(con, settings, [fam.key])
+            waiting = add_pending(settings, fam.key, changed)
         if errors:
             raise dg.Failure(
                 f"{len(errors)} of {len(sources)} file(s) of {fam.catalog_name} could not be loaded:\n"
                 + "\n".join(str(e) for e in errors),
                 metadata=summarize(results) if results else None,
             )
-        return dg.MaterializeResult(metadata=summarize(results))
+        metadata = summarize(results)
+        metadata["partitions_changed"] = dg.MetadataValue.json(changed)
+        metadata["partitions_pending_dbt"] = len(waiting)
+        return dg.MaterializeResult(metadata=metadata)
 
     return _raw
 

@@ -1,0 +1,1 @@
+"""Incremental refresh: what changed upstream, and which raw partitions still wait for dbt."""

@@ -1,0 +1,250 @@
+"""``report.md``: one page with the rows' origin (real or synthetic, loudly), the figures (linked relatively,
+they sit beside it) and the numbers the analysis marts carry beside the published ones."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MISSING = "—"
+
+
+@dataclass(frozen=True)
+class OriginTotals:
+    real: int
+    synthetic: int
+
+    @property
+    def total(self) -> int:
+        return self.real + self.synthetic
+
+
+def origin_totals(origins: pd.DataFrame) -> OriginTotals:
+    if origins.empty:
+        return OriginTotals(0, 0)
+    return OriginTotals(int(origins["real_rows"].sum()), int(origins["synthetic_rows"].sum()))
+
+
+# Cell formats ----------------------------------------------------------------------------------------------
+
+
+def _blank(value: object) -> bool:
+    if value is None:
+        return True
+    try:
+        return math.isnan(float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def count(value: object) -> str:
+    return MISSING if _blank(value) else f"{round(float(value)):,}"  # type: ignore[arg-type]
+
+
+def share(value: object) -> str:
+    return MISSING if _blank(value) else f"{float(value):.3f}"  # type: ignore[arg-type]
+
+
+def number(value: object) -> str:
+    if _blank(value):
+        return MISSING
+    v = float(value)  # type: ignore[arg-type]
+    if v.is_integer() or abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:,.2f}".rstrip("0").rstrip(".")
+
+
+Format = Callable[[object], str]
+Column = tuple[str, str, str | None, Format]  # (header, computed column, published column or None, format)
+
+
+def table(df: pd.DataFrame, columns: Sequence[Column]) -> str:
+    """A markdown table; a column with a published twin shows "computed / published"."""
+    head = "| " + " | ".join(h for h, *_ in columns) + " |"
+    rule = "|" + "|".join("---" if pub is None and fmt is str else "---:" for _, _, pub, fmt in columns) + "|"
+    lines = [head, rule]
+    for _, row in df.iterrows():
+        cells = []
+        for _, col, pub, fmt in columns:
+            cell = fmt(row[col])
+            if pub is not None:
+                cell = f"{cell} / {fmt(row[pub])}"
+            cells.append(cell.replace("|", "\\|"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# Sections --------------------------------------------------------------------------------------------------
+
+
+def banner(totals: OriginTotals) -> str:
+    """The statement at the top: loud when any row is synthetic."""
+    if totals.total == 0:
+        return (
+            "> **No fact rows yet.** Load data and build the marts (`make run`) before reading this report."
+        )
+    if totals.synthetic:
+        return (
+            f"> ## ⚠️ SYNTHETIC DATA: {totals.synthetic:,} of {totals.total:,} fact rows are synthetic\n>\n"
+            "> Synthetic rows were generated (the embedded sample, or test rows); they are **not measurements**. "
+            "Every figure and number below mixes them with the real rows: do not cite them as results "
+            "about the traces. The table below says which rows are real."
+        )
+    return f"> All {totals.real:,} fact rows are **real** (lines of the upstream files); none is synthetic."
+
+
+def origin_section(origins: pd.DataFrame) -> str:
+    intro = (
+        "`real` rows are lines of the upstream files (AcmeTrace, BurstGPT; CC-BY-4.0), as the mirror's "
+        "`MANIFEST.json` lists them; `synthetic` rows were generated. Counted on the facts' `_data_origin`."
+    )
+    if origins.empty:
+        return f"## Which rows are real\n\n{intro}\n\nNo fact table holds rows yet."
+    totals = origin_totals(origins)
+    rows = origins.assign(total_rows=origins["real_rows"] + origins["synthetic_rows"])
+    body = table(
+        rows,
+        [
+            ("dataset", "dataset", None, str),
+            ("scope", "scope", None, str),
+            ("real", "real_rows", None, count),
+            ("synthetic", "synthetic_rows", None, count),
+            ("total", "total_rows", None, count),
+        ],
+    )
+    body += f"\n| **all facts** | | **{totals.real:,}** | **{totals.synthetic:,}** | **{totals.total:,}** |"
+    return f"## Which rows are real\n\n{intro}\n\n{body}"
+
+
+def figures_section(figures: Sequence[tuple[str, str]]) -> str:
+    """``figures``: (file name beside report.md, title)."""
+    parts = ["## Figures"]
+    for file_name, title in figures:
+        parts.append(f"### {title}\n\n![{title}]({file_name})")
+    return "\n\n".join(parts)
+
+
+COMPARISON_TABLES: tuple[tuple[str, str, tuple[Column, ...]], ...] = (
+    (
+        "jobs",
+        "Jobs per cluster (`analysis.cluster_job_counts`; published: rows of the released file / "
+        "cluster_summary.csv)",
+        (
+            ("cluster", "cluster_name", None, str),
+            ("jobs", "jobs", None, count),
+            ("real", "real_jobs", None, count),
+            ("synthetic", "synthetic_jobs", None, count),
+            ("released file", "published_jobs_in_file", None, count),
+            ("cluster_summary", "summary_jobs", None, count),
+            ("GPU jobs / in released file", "gpu_jobs", "published_gpu_jobs_in_file", count),
+            ("cluster_summary GPU jobs", "summary_gpu_jobs", None, count),
+        ),
+    ),
+    (
+        "states",
+        "Final state of GPU jobs (`analysis.job_state_shares`; published: cluster_summary.csv)",
+        (
+            ("cluster", "cluster_name", None, str),
+            ("state", "state_group", None, str),
+            ("share by count", "share_by_count", "published_share_by_count", share),
+            ("share by GPU time", "share_by_reported_gpu_time", "published_share_by_gpu_time", share),
+        ),
+    ),
+    (
+        "types",
+        "Job types of GPU jobs (`analysis.job_type_shares`; published: the paper's figures)",
+        (
+            ("cluster", "cluster_name", None, str),
+            ("type", "job_type", None, str),
+            ("share by count", "share_by_count", "published_share_by_count", share),
+            ("share by GPU time", "share_by_reported_gpu_time", "published_share_by_gpu_time", share),
+        ),
+    ),
+    (
+        "durations",
+        "GPU-job duration and queueing delay, seconds (`analysis.job_duration_percentiles`; published: "
+        "cluster_summary.csv)",
+        (
+            ("cluster", "cluster_name", None, str),
+            ("measure", "measure", None, str),
+            ("GPU jobs", "gpu_jobs", None, count),
+            ("median", "p50_s", "published_median_s", number),
+            ("mean", "mean_s", "published_mean_s", number),
+            ("max", "max_s", "published_max_s", number),
+        ),
+    ),
+    (
+        "requests",
+        "BurstGPT files (`analysis.request_file_summary`; published: the release and its without-fails twins)",
+        (
+            ("file", "file_name", None, str),
+            ("requests", "requests", "published_rows", count),
+            ("failed", "failed_requests", "published_failed_requests", count),
+            ("not failed", "not_failed_requests", "published_not_failed_requests", count),
+            ("max request tokens", "max_request_tokens", "published_max_request_tokens", count),
+            ("max response tokens", "max_response_tokens", "published_max_response_tokens", count),
+            (
+                "not failed per hour",
+                "mean_not_failed_requests_per_hour",
+                "published_mean_requests_per_hour",
+                number,
+            ),
+        ),
+    ),
+    (
+        "utilization",
+        "Utilization, % (`analysis.utilization_percentiles`; published: the official CDF files and the paper)",
+        (
+            ("cluster", "cluster_name", None, str),
+            ("metric", "metric", None, str),
+            ("samples", "samples", None, count),
+            ("median", "p50", "published_median", number),
+            ("share at 0", "share_at_zero", "published_share_at_zero", share),
+            ("max", "max_value", "published_max", number),
+        ),
+    ),
+)
+
+
+def comparison_section(comparisons: Mapping[str, pd.DataFrame]) -> str:
+    parts = [
+        "## Computed beside published",
+        "Cells read *warehouse / published*. The warehouse numbers count the rows loaded: they match the "
+        "published ones only for the complete real release (never for the sample, a partial download or "
+        f"synthetic rows). {MISSING}: not published or not computable.",
+    ]
+    for key, title, columns in COMPARISON_TABLES:
+        df = comparisons.get(key)
+        body = "No rows." if df is None or df.empty else table(df, columns)
+        parts.append(f"### {title}\n\n{body}")
+    return "\n\n".join(parts)
+
+
+def report_markdown(
+    *,
+    origins: pd.DataFrame,
+    comparisons: Mapping[str, pd.DataFrame],
+    figures: Sequence[tuple[str, str]],
+    start_date: date | None,
+    generated_at: datetime,
+) -> str:
+    """The whole page."""
+    day0 = (
+        f"BurstGPT day 0 = {start_date.isoformat()} (BURSTGPT_START_DATE)"
+        if start_date
+        else "BurstGPT times are trace days (day N) and relative weekdays: the calendar date of day 0 is "
+        "unpublished (set BURSTGPT_START_DATE to date them)"
+    )
+    header = (
+        "# LLM-cluster trace warehouse — report\n\n"
+        f"{banner(origin_totals(origins))}\n\n"
+        f"Generated {generated_at:%Y-%m-%d %H:%M} UTC from `trace.duckdb` (the analysis marts). {day0}."
+    )
+    sections = [header, origin_section(origins), figures_section(figures), comparison_section(comparisons)]
+    return "\n\n".join(sections) + "\n"

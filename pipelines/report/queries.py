@@ -1,0 +1,227 @@
+"""The SQL the report reads from ``trace.duckdb``: one query per figure (the analysis marts), the origin of the
+rows behind each figure (``_data_origin`` of the facts), and the published-vs-computed tables of the page.
+
+Queries read only; :func:`fetch` runs a batch on one read-only connection. A relation that does not exist
+(its dbt model never built) reads as an empty frame, so the report says "no data" instead of failing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from pipelines.settings import Settings
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# Figures ---------------------------------------------------------------------------------------------------
+
+JOB_STATE_SHARES = """
+select cluster_name, state_group, gpu_jobs, share_by_count, share_by_reported_gpu_time,
+    published_share_by_count, published_share_by_gpu_time
+from analysis.job_state_shares
+order by cluster_name, state_group
+"""
+
+JOB_TYPE_SHARES = """
+select cluster_name, job_type, gpu_jobs, share_by_count, share_by_reported_gpu_time,
+    published_share_by_count, published_share_by_gpu_time
+from analysis.job_type_shares
+order by cluster_name, job_type
+"""
+
+JOB_DURATION_CDF = """
+select cluster_name, measure, grid_index, threshold_s, gpu_jobs, gpu_jobs_at_or_below, cumulative_share
+from analysis.job_duration_cdf
+order by cluster_name, measure, grid_index
+"""
+
+GPU_NUM_CDF = """
+select cluster_name, gpu_num_at_most, gpu_jobs_at_or_below, share_of_jobs, share_of_gpu_time
+from analysis.gpu_num_cdf
+order by cluster_name, gpu_num_at_most
+"""
+
+REQUESTS_PER_HOUR = """
+select file_number, release, hour_index, day_index, hour_of_day, hour_start_utc, requests, failed_requests
+from analysis.requests_per_hour
+order by file_number, hour_index
+"""
+
+REQUESTS_PER_WEEKDAY = """
+select file_number, release, relative_weekday, requests, failed_requests, days_observed, mean_requests_per_day
+from analysis.requests_per_weekday
+order by file_number, relative_weekday
+"""
+
+TOKEN_DISTRIBUTION = """
+select file_number, release, model_name, log_type, requests, not_failed_requests,
+    request_tokens_p50, request_tokens_p90, request_tokens_p99, request_tokens_mean, request_tokens_max,
+    response_tokens_p50, response_tokens_p90, response_tokens_p99, response_tokens_mean, response_tokens_max
+from analysis.token_distribution
+order by model_name, log_type, file_number
+"""
+
+GPU_METRICS = ("GPU_UTIL", "SM_ACTIVE")
+
+# The mart carries quantiles only, too coarse to draw a CDF (p25..p99 interpolated look uniform), so the CDF is
+# counted from the fact at 1 % resolution (ceil(value) <= x  <=>  value <= x, exact at 0); the mart gives the
+# GPUs and the published points drawn beside it.
+GPU_UTILIZATION = f"""
+with binned as (
+    select cluster_key, metric, cast(ceil(value) as integer) as value_at_most, count(*) as samples
+    from marts.fct_node_metric
+    where metric in ({", ".join(f"'{m}'" for m in GPU_METRICS)}) and value is not null
+    group by cluster_key, metric, cast(ceil(value) as integer)
+),
+
+cdf as (
+    select clusters.cluster_name, binned.metric, binned.value_at_most,
+        cast(sum(binned.samples) over (per_series order by binned.value_at_most) as bigint)
+            as samples_at_or_below,
+        cast(sum(binned.samples) over (per_series) as bigint) as samples
+    from binned
+    inner join marts.dim_cluster as clusters on binned.cluster_key = clusters.cluster_key
+    window per_series as (partition by clusters.cluster_name, binned.metric)
+)
+
+select cdf.cluster_name, cdf.metric, cdf.value_at_most, cdf.samples,
+    cast(cdf.samples_at_or_below as double) / cdf.samples as cumulative_share,
+    marts.gpus, marts.p50, marts.share_at_zero, marts.published_median, marts.published_share_at_zero
+from cdf
+left join analysis.utilization_percentiles as marts
+    on cdf.cluster_name = marts.cluster_name and cdf.metric = marts.metric
+order by cdf.cluster_name, cdf.metric, cdf.value_at_most
+"""
+
+# Where the rows come from ----------------------------------------------------------------------------------
+
+_ORIGIN_COUNTS = """
+    coalesce(sum(case when _data_origin = 'real' then 1 else 0 end), 0) as real_rows,
+    coalesce(sum(case when _data_origin = 'synthetic' then 1 else 0 end), 0) as synthetic_rows"""
+
+
+def origin_sql(fact: str, where: str = "true") -> str:
+    """Real and synthetic rows of ``marts.<fact>`` (one row: real_rows, synthetic_rows)."""
+    return f"select {_ORIGIN_COUNTS}\nfrom marts.{fact}\nwhere {where}"
+
+
+# One query per fact so that a fact that was never built leaves the others readable.
+DATASET_ORIGINS: dict[str, str] = {
+    "jobs": f"""
+select 'jobs (marts.fct_job)' as dataset, clusters.cluster_name as scope, {_ORIGIN_COUNTS}
+from marts.fct_job as jobs
+inner join marts.dim_cluster as clusters on jobs.cluster_key = clusters.cluster_key
+group by clusters.cluster_name
+order by clusters.cluster_name
+""",
+    "requests": f"""
+select 'requests (marts.fct_request)' as dataset,
+    'BurstGPT_' || cast(file_number as varchar) || '.csv (' || release || ')' as scope, {_ORIGIN_COUNTS}
+from marts.fct_request
+group by file_number, release
+order by file_number
+""",
+    "utilization": f"""
+select 'utilization samples (marts.fct_node_metric)' as dataset,
+    clusters.cluster_name || ', ' || samples.metric_level || ' metrics' as scope, {_ORIGIN_COUNTS}
+from marts.fct_node_metric as samples
+inner join marts.dim_cluster as clusters on samples.cluster_key = clusters.cluster_key
+group by clusters.cluster_name, samples.metric_level
+order by clusters.cluster_name, samples.metric_level
+""",
+    "power": f"""
+select 'server power samples (marts.fct_server_power)' as dataset, ipmi_file as scope, {_ORIGIN_COUNTS}
+from marts.fct_server_power
+group by ipmi_file
+order by ipmi_file
+""",
+}
+
+FACTS = ("fct_job", "fct_request", "fct_node_metric", "fct_server_power")
+
+# Published beside computed (the marts' published_* columns) ----------------------------------------------
+
+COMPARISON_MARTS = (
+    "cluster_job_counts",
+    "job_state_shares",
+    "job_type_shares",
+    "job_duration_percentiles",
+    "request_file_summary",
+    "utilization_percentiles",
+)
+
+COMPARISONS: dict[str, str] = {
+    "jobs": """
+select cluster_name, jobs, real_jobs, synthetic_jobs, published_jobs_in_file, summary_jobs,
+    gpu_jobs, published_gpu_jobs_in_file, summary_gpu_jobs
+from analysis.cluster_job_counts
+order by cluster_name
+""",
+    "states": """
+select cluster_name, state_group, share_by_count, published_share_by_count,
+    share_by_reported_gpu_time, published_share_by_gpu_time
+from analysis.job_state_shares
+where published_share_by_count is not null or published_share_by_gpu_time is not null
+order by cluster_name, state_group
+""",
+    "types": """
+select cluster_name, job_type, share_by_count, published_share_by_count,
+    share_by_reported_gpu_time, published_share_by_gpu_time
+from analysis.job_type_shares
+where published_share_by_count is not null or published_share_by_gpu_time is not null
+order by cluster_name, job_type
+""",
+    "durations": """
+select cluster_name, measure, gpu_jobs, p50_s, published_median_s, mean_s, published_mean_s,
+    max_s, published_max_s
+from analysis.job_duration_percentiles
+where measure in ('reported_duration_s', 'queue_s')
+    and (published_median_s is not null or published_mean_s is not null or published_max_s is not null)
+order by cluster_name, measure
+""",
+    "requests": """
+select file_name, requests, published_rows, failed_requests, published_failed_requests,
+    not_failed_requests, published_not_failed_requests, max_request_tokens, published_max_request_tokens,
+    max_response_tokens, published_max_response_tokens, mean_not_failed_requests_per_hour,
+    published_mean_requests_per_hour
+from analysis.request_file_summary
+order by file_number
+""",
+    "utilization": """
+select cluster_name, metric, samples, p50, published_median, share_at_zero, published_share_at_zero,
+    max_value, published_max
+from analysis.utilization_percentiles
+where published_median is not null or published_share_at_zero is not null or published_max is not null
+order by cluster_name, metric
+""",
+}
+
+
+def fetch(settings: Settings, queries: Mapping[str, str]) -> dict[str, pd.DataFrame]:
+    """Run ``queries`` on one read-only connection; a missing relation gives an empty frame whose
+    ``attrs["missing"]`` says which.
+
+    The warehouse's writer lock is held while reading: DuckDB refuses a reader while a writer (dbt, the
+    view refresh) has the file open, so a report asset waits for a concurrent writer (another run, the dbt
+    docs step) instead of failing. The reads take a moment; writers wait at most that long.
+    """
+    import duckdb
+    import pandas as pd
+
+    from pipelines.warehouse_db import reader, writer_lock
+
+    frames: dict[str, pd.DataFrame] = {}
+    with writer_lock(settings, wait_message="report: waiting for the warehouse writer before reading"):
+        con = reader(settings)
+        try:
+            for name, sql in queries.items():
+                try:
+                    frames[name] = con.execute(sql).df()
+                except duckdb.CatalogException as exc:  # the relation was never built
+                    frames[name] = pd.DataFrame()
+                    frames[name].attrs["missing"] = str(exc).splitlines()[0].removeprefix("Catalog Error: ")
+        finally:
+            con.close()
+    return frames

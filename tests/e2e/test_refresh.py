@@ -1,0 +1,140 @@
+"""Incremental refresh end to end: build on a mirror, change two upstream files, let the sensor tick, run
+what it requests, and prove that only the changed partitions were rewritten and rebuilt."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from pipelines.sources import mirror_manifest as mm
+from pipelines.sources.catalog import FIXED_FILES
+from pipelines.sources.sample import generate_sample
+from tests.e2e.cli import query, run_cli
+
+BURST_2 = next(f for f in FIXED_FILES if f.file_name == "BurstGPT_2.csv")
+SEREN = next(f for f in FIXED_FILES if f.file_name == "trace_seren.csv")
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _lake_files(wh: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(wh)): _sha(p)
+        for p in sorted((wh / "lake" / "raw").glob("*/_partition=*/*.parquet"))
+    }
+
+
+def _republish(mirror: Path, mirror_path: str) -> None:
+    """What a mirror's publisher does after editing a file: record its new bytes and hash."""
+    manifest = mm.read(mirror)
+    assert manifest is not None
+    entry = manifest.files[mirror_path]
+    path = mirror / mirror_path
+    files = dict(manifest.files)
+    files[mirror_path] = mm.MirrorEntry(
+        path.stat().st_size, _sha(path), entry.origin, entry.real_lines, entry.extra
+    )
+    mm.write(mirror, mm.MirrorManifest(files, manifest.extra))
+
+
+@pytest.fixture
+def mirror_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str]]:
+    mirror = tmp_path / "mirror"
+    generate_sample(mirror)
+    wh = tmp_path / "warehouse"
+    env = {
+        "WAREHOUSE_DIR": str(wh),
+        "DAGSTER_HOME": str(wh / ".dagster"),
+        "TRACE_SOURCE": "mirror",
+        "TRACE_MIRROR_DIR": str(mirror),
+    }
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return mirror, wh, env
+
+
+def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
+    mirror, wh, env = mirror_env
+    built = run_cli("run", env=env)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert not list((wh / "lake" / "_state" / "_pending").glob("*.json"))  # the build consumed them
+    files_before = _lake_files(wh)
+    requests_before = query(wh, "select * from marts.fct_request order by _source_file, _row_number")
+    jobs_before = query(wh, "select * from marts.fct_job order by _source_file, _row_number")
+
+    # 1. a new day appended to BurstGPT_2.csv
+    burst = mirror / BURST_2.mirror_path
+    last_ts = int(burst.read_text().rstrip("\n").rsplit("\n", 1)[-1].split(",", 1)[0])
+    new_day = last_ts // 86400 + 1
+    new_rows = [
+        f"{new_day * 86400 + s},GPT-4,{100 + s},{7 + s},{107 + 2 * s},Conversation log" for s in (5, 9, 60)
+    ]
+    with burst.open("a") as fh:
+        fh.write("\n".join(new_rows) + "\n")
+    # 2. one row of an old month of trace_seren.csv changed (its user)
+    seren = mirror / SEREN.mirror_path
+    lines = seren.read_text().split("\n")
+    target = next(i for i, line in enumerate(lines) if ",2023-05-1" in line and i > 3)
+    job_id = lines[target].split(",", 1)[0]
+    fields = lines[target].split(",")
+    fields[1] = "u_refreshed"
+    lines[target] = ",".join(fields)
+    seren.write_text("\n".join(lines))
+    for f in (BURST_2, SEREN):
+        _republish(mirror, f.mirror_path)
+
+    from pipelines.automation import upstream_change_sensor
+    from pipelines.checks import asset_checks
+    from pipelines.definitions import all_assets, defs, resources
+
+    instance = dg.DagsterInstance.get()
+    context = dg.build_sensor_context(instance=instance, repository_def=defs.get_repository_def())
+    result = upstream_change_sensor(context)
+    families = sorted(r.tags["trace-warehouse/family"] for r in result.run_requests)
+    assert families == ["acme__seren_jobs", "burstgpt__requests"]
+    for request in result.run_requests:
+        run = dg.materialize(
+            [*all_assets(), *asset_checks()],
+            selection=request.asset_selection,
+            instance=instance,
+            resources=resources(),
+            tags=request.tags,
+        )
+        assert run.success
+    again = upstream_change_sensor(
+        dg.build_sensor_context(instance=instance, repository_def=defs.get_repository_def())
+    )
+    assert not again.run_requests
+
+    # Only the two changed partitions were rewritten in the lake; every other Parquet file is byte-identical.
+    files_after = _lake_files(wh)
+    changed = {p for p in files_after if files_after[p] != files_before.get(p)}
+    seren_month = query(wh, f"select _partition from raw.acme__seren_jobs where job_id = {job_id}")[0][0]
+    assert changed == {
+        f"lake/raw/burstgpt__requests/_partition={new_day:04d}/BurstGPT_2.parquet",
+        f"lake/raw/acme__seren_jobs/_partition={seren_month}/trace_seren.parquet",
+    }
+    # dbt replaced exactly those partitions: new rows in, changed row updated, every other row identical.
+    loads = json.loads((wh / "lake" / "_state" / "acme__seren_jobs" / "trace_seren.json").read_text())
+    assert loads["sha256"] == _sha(seren)
+    new = query(wh, f"select count(*) from marts.fct_request where day_index = {new_day}")
+    assert new == [(3,)]
+    user = query(
+        wh,
+        f"select u.user_name from marts.fct_job j join marts.dim_user u using (user_key) where j.job_id = '{job_id}'",
+    )
+    assert user == [("u_refreshed",)]
+    requests_after = query(
+        wh, f"select * from marts.fct_request where day_index <> {new_day} order by _source_file, _row_number"
+    )
+    assert requests_after == requests_before
+    jobs_after = query(wh, "select * from marts.fct_job order by _source_file, _row_number")
+    diff = [(a, b) for a, b in zip(jobs_before, jobs_after, strict=True) if a != b]
+    assert len(diff) == 1 and diff[0][1][1] == job_id
+    assert not list((wh / "lake" / "_state" / "_pending").glob("*.json"))
