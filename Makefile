@@ -7,13 +7,14 @@ UV_VERSION := 0.13.9
 UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
 PYTEST_ARGS ?=
 
-.PHONY: help install run dev test lint format sample clean
+.PHONY: help install run dev test lint format clean bench bench-smoke
 
 help:
 	@echo "make run     install, then build every asset from the sample (offline) into ./warehouse"
 	@echo "make test    install, then run the whole test suite"
 	@echo "make dev     the Dagster UI on http://127.0.0.1:$(PORT) (PORT=...)"
 	@echo "make lint    ruff and sqlfluff"
+	@echo "make bench   benchmarks at scale 1.0 (median of 3 runs) -> benchmarks/results/latest.md"
 	@echo "make clean   delete ./warehouse's generated contents"
 
 $(CURDIR)/.tools/bin/uv:
@@ -48,6 +49,14 @@ lint: install
 format: install
 	$(UV) run --frozen ruff format .
 	$(UV) run --frozen ruff check --fix .
+
+BENCH_ARGS ?=
+
+bench: install
+	$(UV) run --frozen python -m benchmarks.harness --scale 1.0 --runs 3 $(BENCH_ARGS)
+
+bench-smoke: install
+	$(UV) run --frozen python -m benchmarks.harness --scale 0.01 --runs 1 --results-dir benchmarks/results/smoke $(BENCH_ARGS)
 
 clean:
 	find warehouse -mindepth 1 -maxdepth 1 ! -name README.md ! -name .gitkeep -exec rm -rf {} +

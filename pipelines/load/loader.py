@@ -80,6 +80,9 @@ def _connect(settings: Settings) -> duckdb.DuckDBPyConnection:
     tmp.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(config={"temp_directory": str(tmp)})
     con.execute("set TimeZone = 'UTC'")
+    # A partitioned COPY buffers rows per open partition before writing; a low threshold keeps memory flat
+    # as files grow (measured in benchmarks/: 1x -> 4x of a utilization file within 1.4x instead of 2.1x).
+    con.execute("set partitioned_write_flush_threshold = 20000")
     return con
 
 

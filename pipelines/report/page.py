@@ -35,7 +35,8 @@ def origin_totals(origins: pd.DataFrame) -> OriginTotals:
 
 
 def _blank(value: object) -> bool:
-    if value is None:
+    """None, NaN and pandas' NA (nullable integer columns) are blank."""
+    if value is None or type(value).__name__ == "NAType":
         return True
     try:
         return math.isnan(float(value))  # type: ignore[arg-type]

@@ -1,0 +1,161 @@
+"""``latest.md``: the results document as markdown tables — targets, stages, ratios, refresh, memory,
+calibration. Absolutes are medians over runs; ratios beside them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+MB = 1024 * 1024
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if abs(value) >= 1000:
+            return f"{value:,.0f}"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> list[str]:
+    spec = align or "l" + "r" * (len(header) - 1)
+    marks = ["---:" if a == "r" else "---" for a in spec]
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(marks) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return [*out, ""]
+
+
+def _targets(doc: dict[str, Any]) -> list[str]:
+    rows = []
+    for t in doc["targets"]:
+        mark = {True: "pass", False: "**miss**", None: "–"}[t["passed"]]
+        rows.append([t["description"], mark, t["verdict"]])
+    return [
+        "## Targets (reported, never asserted)",
+        "",
+        *_table(["target", "result", "by how much"], rows, "lll"),
+    ]
+
+
+def _stages(doc: dict[str, Any]) -> list[str]:
+    rows = []
+    for name, s in doc["stages"].items():
+        size = s["bytes"] / MB if s["bytes"] is not None else None
+        rows.append(
+            [f"`{name}`", s["status"], _num(s["wall_s"]), _num(s["startup_s"]), _num(s["work_s"]),
+             _num(s["fixed_s"]), _num(s["rows"]), _num(s["rows_per_s"], 0), _num(size, 1), _num(s["mb_per_s"], 1),
+             _num(s["peak_rss_mb"], 0)]
+        )  # fmt: skip
+    header = ["stage", "status", "wall s", "start-up s", "work s", "fixed s", "rows", "rows/s", "MiB in",
+              "MiB/s", "peak RSS MiB"]  # fmt: skip
+    runs = doc["options"]["runs"]
+    intro = [
+        f"## Stages (median of {runs} run(s))",
+        "",
+        "wall = process start → exit; start-up = start → ready (interpreter, imports, definitions); work = "
+        "ready → done; fixed = work of the same stage on the tiny input (engine start inside the work: Dagster "
+        "run, dbt parse, GX context). rows/s and MiB/s are over work.",
+        "",
+    ]
+    notes = [f"- `{n}`: {s['note']}" for n, s in doc["stages"].items() if s["status"] != "ok" and s["note"]]
+    return (
+        intro
+        + _table(header, rows, "ll" + "r" * 9)
+        + (["Not run or not ok:", "", *notes, ""] if notes else [])
+    )
+
+
+def _ratios(doc: dict[str, Any]) -> list[str]:
+    rows = [[f"`{k}`", _num(r["value"], 3), r["description"], f"{r['numerator']} ÷ {r['denominator']}"]
+            for k, r in doc["ratios"].items()]  # fmt: skip
+    table = _table(["ratio", "value", "what", "computed as"], rows, "lrll")
+    return ["## Ratios (time or memory of A ÷ B)", "", *table]
+
+
+def _refresh(doc: dict[str, Any]) -> list[str]:
+    r = doc["refresh"]
+    if not r:
+        return []
+    detail = doc["stages"]["refresh_load"]["detail"]
+    return [
+        "## Refresh: one new BurstGPT day",
+        "",
+        f"`{r.get('file')}` + {r.get('appended_rows', 0):,} rows (day index {r.get('new_day_index')}); "
+        f"partitions written: {detail.get('partitions_written', '–')}, unchanged: "
+        f"{detail.get('partitions_unchanged', '–')}; refresh ÷ full build: "
+        f"{_num(doc['ratios']['refresh_over_full']['value'], 3)}.",
+        "",
+    ]
+
+
+def _memory(doc: dict[str, Any]) -> list[str]:
+    m = doc["memory_vs_size"]
+    if not m.get("sizes"):
+        return []
+    base = (m["sizes"].get("1x") or {}).get("peak_rss_mb")
+    rows = []
+    for label, s in m["sizes"].items():
+        rel = s["peak_rss_mb"] / base if base and s["peak_rss_mb"] else None
+        rows.append([label, _num(s["bytes"] / MB, 1), _num(s["rows"]), _num(s["peak_rss_mb"], 0), _num(rel, 2),
+                     _num(s["work_s"])])  # fmt: skip
+    table = _table(["size", "MiB", "rows", "peak RSS MiB", "÷ 1×", "work s"], rows)
+    return [f"## Memory against input size (`{m['file']}`)", "", *table]
+
+
+def _share_or_value(value: float | None, unit: str, diff: bool = False) -> str:
+    if value is None:
+        return "–"
+    if unit == "share":
+        return f"{value * 100:+.2f} pp" if diff else f"{value * 100:.2f} %"
+    return f"{value:+,.2f}" if diff else _num(value)
+
+
+def _calibration(doc: dict[str, Any]) -> list[str]:
+    c = doc["calibration"]
+    if not c.get("rows"):
+        return [
+            "## Calibration",
+            "",
+            f"not produced: {c.get('error', 'the calibration phase did not run')}",
+            "",
+        ]
+    rows = []
+    for r in c["rows"]:
+        mark = {True: "pass", False: "**miss**", None: "–"}[r["passed"]]
+        rows.append([r["label"], _share_or_value(r["published"], r["unit"]), _share_or_value(r["generated"], r["unit"]),
+                     _share_or_value(r["difference"], r["unit"], diff=True), r["tolerance"], mark, r["source"]])  # fmt: skip
+    head = [
+        "## Calibration: published vs generated",
+        "",
+        f"Generated values are SQL on the built warehouse ({c['source']}), scale {c['scale']:g}; counts marked "
+        f"÷ scale are divided by it. {c['passed']} pass, {c['failed']} miss, {c['not_measured']} not measured.",
+        "",
+    ]
+    errors = [f"- {q}: {e}" for q, e in c.get("query_errors", {}).items()]
+    table = _table(
+        ["number", "published", "generated", "difference", "tolerance", "result", "source"], rows, "lrrrlll"
+    )
+    return head + table + (["Queries that failed:", "", *errors, ""] if errors else [])
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    o, h = doc["options"], doc["host"]
+    head = [
+        "# Benchmark results",
+        "",
+        f"{doc['generated_at']} · scale {o['scale']:g} · {o['runs']} run(s) per stage · utilization "
+        f"{o['util_nodes']} nodes × {o['util_days']} day(s) · {h['cpus']} CPUs, "
+        f"{_num(h['mem_total_mb'], 0)} MiB · load average at end {', '.join(f'{x:.2f}' for x in h['load_average_at_end'])} "
+        f"· commit {h['git_commit']}{' (dirty)' if h['git_dirty'] else ''} · {_num(doc['duration_s'], 0)} s in all",
+        "",
+        f"Workload (jobs + BurstGPT 1–2): {_num(doc['inputs'].get('workload_rows'))} rows, "
+        f"{_num((doc['inputs'].get('workload_bytes') or 0) / MB, 1)} MiB. Stages that ran: "
+        f"{', '.join(doc['stages_ran']) or 'none'}.",
+        "",
+    ]
+    parts = [head, _targets(doc), _stages(doc), _ratios(doc), _refresh(doc), _memory(doc), _calibration(doc)]
+    return "\n".join(line for part in parts for line in part).rstrip() + "\n"

@@ -1,0 +1,124 @@
+"""The harness's command line."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipelines.settings import PROJECT_ROOT
+
+RESULTS_DIR = PROJECT_ROOT / "benchmarks" / "results"
+KALOS_NODES = 293  # Kalos's real width: 293 nodes × 8 GPUs (DATASETS.md)
+MIN_UTIL_NODES = 4
+TINY_SCALE = 1e-9  # every file at the generator's minimum size (its real rows + 40 synthetic ones)
+MEMORY_FACTORS = (0.25, 1.0, 4.0)  # sizes of the utilization file in the memory benchmark
+# Phases the harness can --skip, and the stages (result keys) each one measures.
+PHASE_STAGES: dict[str, tuple[str, ...]] = {
+    "fetch": ("fetch",),
+    "load_utilization": ("load_utilization",),
+    "validate": ("validate",),
+    "dbt_build": ("dbt_build",),
+    "report": ("report",),
+    "pipeline_total": ("pipeline_total",),
+    "baselines": ("bare_read", "pandas_notebook"),
+    "refresh": ("refresh_load", "refresh_validate", "refresh_dbt"),
+    "memory": tuple(f"memory_{f:g}x" for f in MEMORY_FACTORS),
+    "calibration": ("calibration_load",),
+}
+PHASES = tuple(PHASE_STAGES)
+
+
+@dataclass(frozen=True)
+class Options:
+    scale: float
+    runs: int
+    util_nodes: int
+    util_days: int
+    seed: int
+    results_dir: Path
+    work_dir: Path | None
+    keep_work_dir: bool
+    skip: frozenset[str]
+    timeout_s: float
+    probe_runs: int
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "scale": self.scale,
+            "runs": self.runs,
+            "probe_runs": self.probe_runs,
+            "util_nodes": self.util_nodes,
+            "util_days": self.util_days,
+            "seed": self.seed,
+            "skip": sorted(self.skip),
+            "timeout_s": self.timeout_s,
+        }
+
+
+def default_util_nodes(scale: float) -> int:
+    """Kalos's real width at scale 1.0, proportionally narrower below (never under 4 nodes)."""
+    return max(MIN_UTIL_NODES, round(KALOS_NODES * scale))
+
+
+def _skip(value: str) -> frozenset[str]:
+    names = frozenset(v.strip() for v in value.split(",") if v.strip())
+    unknown = names - set(PHASES)
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown phase(s) {', '.join(sorted(unknown))}; known: {', '.join(PHASES)}"
+        )
+    return names
+
+
+def parse_options(argv: list[str] | None = None) -> Options:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.harness",
+        description="Benchmark every stage of the warehouse beside DuckDB's bare read and the pandas notebook; "
+        "write benchmarks/results/<timestamp>.json, latest.json and latest.md.",
+    )
+    parser.add_argument("--scale", type=float, default=1.0, help="sample scale (1.0 = the real row counts)")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="runs per stage; medians are reported (default 3)"
+    )
+    parser.add_argument(
+        "--probe-runs",
+        type=int,
+        default=None,
+        help="runs of each engine stage on the tiny input (default: --runs)",
+    )
+    parser.add_argument(
+        "--util-nodes", type=int, default=None,
+        help=f"utilization width in nodes (default: {KALOS_NODES} × scale, at least {MIN_UTIL_NODES})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--util-days", type=int, default=1, help="days of every utilization metric (default 1)"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
+    parser.add_argument(
+        "--work-dir", type=Path, default=None, help="scratch folder (default: a new temp dir)"
+    )
+    parser.add_argument(
+        "--keep-work-dir", action="store_true", help="keep the scratch folder (logs, warehouses)"
+    )
+    parser.add_argument("--skip", type=_skip, default=frozenset(), help=f"comma list of: {', '.join(PHASES)}")
+    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed per stage run")
+    args = parser.parse_args(argv)
+    if not 0 < args.scale <= 1.0:
+        parser.error("--scale must be in (0, 1]")
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    return Options(
+        scale=args.scale,
+        runs=args.runs,
+        util_nodes=args.util_nodes or default_util_nodes(args.scale),
+        util_days=args.util_days,
+        seed=args.seed,
+        results_dir=args.results_dir,
+        work_dir=args.work_dir,
+        keep_work_dir=args.keep_work_dir,
+        skip=args.skip,
+        timeout_s=args.timeout,
+        probe_runs=args.probe_runs if args.probe_runs is not None else args.runs,
+    )

@@ -1,0 +1,25 @@
+"""``fetch``: land files over the real HTTP path (``TRACE_SOURCE=remote`` against a mirror served on
+127.0.0.1 by the harness): requests, resumable download, verification, atomic rename, landing manifest."""
+
+from __future__ import annotations
+
+from benchmarks.stage_protocol import StageContext, StageOutput
+
+
+def run(ctx: StageContext) -> StageOutput:
+    from pipelines.settings import load_settings
+    from pipelines.sources.catalog import FIXED_FILES
+    from pipelines.sources.landing import land_files
+
+    settings = load_settings()
+    wanted = set(ctx.params["files"])
+    files = [f for f in FIXED_FILES if f.mirror_path in wanted]
+    ctx.ready()
+    result = land_files(settings, files)
+    ctx.done()
+    if result.errors:
+        raise RuntimeError("\n".join(str(e) for e in result.errors))
+    return StageOutput(
+        bytes=sum(f.bytes for f in result.landed),
+        detail={"files": len(result.landed), "changed": sum(f.changed for f in result.landed)},
+    )

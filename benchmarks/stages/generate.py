@@ -1,0 +1,23 @@
+"""``generate``: the synthetic mirror at ``--scale`` (every upstream file, utilization sized by
+``util_nodes``/``util_days``), written by the project's generator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks.stage_protocol import StageContext, StageOutput
+
+
+def run(ctx: StageContext) -> StageOutput:
+    from pipelines.sources.sample import generate_sample
+
+    p = ctx.params
+    ctx.ready()
+    manifest = generate_sample(
+        Path(p["out"]), scale=p["scale"], util_nodes=p["util_nodes"], util_days=p["util_days"], seed=p["seed"]
+    )
+    ctx.done()
+    # Rows are counted by the harness once (the mirror is deterministic), not here.
+    return StageOutput(
+        bytes=sum(e.bytes for e in manifest.files.values()), detail={"files": len(manifest.files)}
+    )

@@ -1,0 +1,26 @@
+"""What a stage reports about the warehouse it worked on: rows in the lake, bytes of the landed input."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pipelines.settings import Settings
+
+
+def lake_rows(settings: Settings, families: Iterable[str]) -> int:
+    """Rows the last loads wrote for ``families`` (non-empty cells for wide utilization files)."""
+    from pipelines.load.lake import family_states
+
+    return sum(
+        st.loaded if st.values is None else st.values
+        for fam in families
+        for st in family_states(settings, fam)
+    )
+
+
+def landed_bytes(settings: Settings, families: Iterable[str]) -> int:
+    """Bytes of the landed files of ``families`` (the CSV input)."""
+    from pipelines.sources.manifest import all_landed
+
+    wanted = set(families)
+    return sum(f.bytes for f in all_landed(settings) if f.family in wanted)

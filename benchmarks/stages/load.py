@@ -1,0 +1,63 @@
+"""``load``: what the raw assets do, for some families — every landed file into the Parquet lake
+(``load_file``), then the ``raw.<family>`` views; ``load_file``: one file alone (the memory benchmark)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchmarks.stage_protocol import StageContext, StageOutput
+from benchmarks.stages.lake import landed_bytes
+
+
+def run(ctx: StageContext) -> StageOutput:
+    from pipelines.assets.raw import landed_sources
+    from pipelines.load.loader import load_file
+    from pipelines.settings import load_settings
+    from pipelines.warehouse_db import refresh_views, writer
+
+    settings = load_settings()
+    families: list[str] = list(ctx.params["families"])
+    ctx.ready()
+    per_family: dict[str, dict[str, Any]] = {}
+    for fam in families:
+        results = [load_file(settings, src) for src in landed_sources(settings, fam)]
+        per_family[fam] = {
+            "files": len(results),
+            "seconds": round(sum(r.seconds for r in results), 3),
+            "files_unchanged": sum(r.skipped for r in results),
+            "rows": sum(r.state.loaded if r.state.values is None else r.state.values for r in results),
+            "rejected": sum(r.state.rejected for r in results),
+            "partitions_written": sum(len(r.swap.written) for r in results if r.swap),
+            "partitions_unchanged": sum(len(r.swap.unchanged) for r in results if r.swap),
+        }
+    with writer(settings) as con:
+        refresh_views(con, settings, families)
+    ctx.done()
+    return StageOutput(
+        rows=sum(d["rows"] for d in per_family.values()),
+        bytes=landed_bytes(settings, families),
+        detail={"families": per_family},
+    )
+
+
+def run_one_file(ctx: StageContext) -> StageOutput:
+    """Load one CSV (``path``) as the catalog file ``repo_path`` of ``family`` (no landing, no views)."""
+    from pipelines.load.loader import SourceFile, load_file
+    from pipelines.settings import load_settings
+    from pipelines.sources.catalog import UpstreamFile
+
+    p = ctx.params
+    settings = load_settings()
+    path = Path(p["path"])
+    upstream = UpstreamFile(p["family"], "huggingface", p["repo_path"], p.get("cluster"), p.get("metric"))
+    src = SourceFile(upstream, path, sha256=f"benchmark:{path.name}", origin="synthetic")
+    ctx.ready()
+    result = load_file(settings, src, force=True)
+    ctx.done()
+    st = result.state
+    return StageOutput(
+        rows=st.loaded if st.values is None else st.values,
+        bytes=path.stat().st_size,
+        detail={"lines": st.lines, "rejected": st.rejected, "partitions": len(st.partitions)},
+    )

@@ -1,0 +1,42 @@
+"""``refresh``: what a refresh run does after one upstream file changed — land the workload again (unchanged
+files are skipped on size and mtime; the changed one is copied and verified), then the raw load, where the
+changed file rewrites only the partitions whose content hash changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.stage_protocol import StageContext, StageOutput
+from benchmarks.stages.lake import landed_bytes
+
+
+def run(ctx: StageContext) -> StageOutput:
+    from pipelines.assets.raw import landed_sources
+    from pipelines.load.loader import load_file
+    from pipelines.settings import load_settings
+    from pipelines.sources.catalog import FIXED_FILES
+    from pipelines.sources.landing import land_files
+    from pipelines.warehouse_db import refresh_views, writer
+
+    settings = load_settings()
+    families: list[str] = list(ctx.params["families"])
+    wanted = set(ctx.params["files"])
+    files = [f for f in FIXED_FILES if f.mirror_path in wanted]
+    ctx.ready()
+    landed = land_files(settings, files)
+    if landed.errors:
+        raise RuntimeError("\n".join(str(e) for e in landed.errors))
+    results = [load_file(settings, src) for fam in families for src in landed_sources(settings, fam)]
+    with writer(settings) as con:
+        refresh_views(con, settings, families)
+    ctx.done()
+    changed = [r for r in results if not r.skipped]
+    detail: dict[str, Any] = {
+        "files_landed_again": sum(f.changed for f in landed.landed),
+        "files_reloaded": [r.state.mirror_path for r in changed],
+        "partitions_written": sorted(k for r in changed if r.swap for k in r.swap.written),
+        "partitions_unchanged": sum(len(r.swap.unchanged) for r in changed if r.swap),
+    }
+    return StageOutput(
+        rows=sum(r.state.loaded for r in changed), bytes=landed_bytes(settings, families), detail=detail
+    )

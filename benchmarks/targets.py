@@ -1,0 +1,187 @@
+"""Ratios between stages, and issue 6's targets with pass/miss and by how much (reported, never asserted).
+
+Every ratio is *time of A ÷ time of B* (or memory of A ÷ memory of B) on the median runs of the same
+benchmark, so machine noise largely cancels: a ratio is more telling than either absolute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from benchmarks.summary import StageSummary
+
+FULL_SCALE = 1.0
+
+
+@dataclass(frozen=True)
+class Ratio:
+    value: float | None
+    numerator: str
+    denominator: str
+    description: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _attr(stages: Mapping[str, StageSummary], name: str, attr: str) -> float | None:
+    stage = stages.get(name)
+    return getattr(stage, attr) if stage is not None and stage.ok_runs else None
+
+
+def _ratio(num: float | None, den: float | None) -> float | None:
+    return num / den if num is not None and den else None
+
+
+def _sum(values: Sequence[float | None]) -> float | None:
+    return None if any(v is None for v in values) else sum(v for v in values if v is not None)
+
+
+def _time_ratio(stages: Mapping[str, StageSummary], a: str, b: str, attr: str, what: str) -> Ratio:
+    value = _ratio(_attr(stages, a, attr), _attr(stages, b, attr))
+    return Ratio(value, f"{a}.{attr}", f"{b}.{attr}", what)
+
+
+REFRESH_PAIRS = (("refresh_load", "load"), ("refresh_validate", "validate"), ("refresh_dbt", "dbt_build"))
+
+
+def _refresh_pairs(stages: Mapping[str, StageSummary]) -> list[tuple[str, str]]:
+    return [(r, f) for r, f in REFRESH_PAIRS if _attr(stages, r, "work_s") and _attr(stages, f, "work_s")]
+
+
+def refresh_ratio(stages: Mapping[str, StageSummary]) -> Ratio:
+    """Refresh work ÷ full-build work, over the stages that ran on both sides (load, validate, dbt)."""
+    pairs = _refresh_pairs(stages)
+    refresh = _sum([_attr(stages, r, "work_s") for r, _ in pairs]) if pairs else None
+    full = _sum([_attr(stages, f, "work_s") for _, f in pairs]) if pairs else None
+    return Ratio(
+        _ratio(refresh, full),
+        " + ".join(f"{r}.work_s" for r, _ in pairs) or "refresh_load.work_s",
+        " + ".join(f"{f}.work_s" for _, f in pairs) or "load.work_s",
+        "one new BurstGPT day: refresh work ÷ full build work (start-up apart)",
+    )
+
+
+def refresh_ratio_net(stages: Mapping[str, StageSummary]) -> Ratio:
+    """The same without each stage's fixed cost (its work on the tiny input): what the data costs."""
+    pairs = _refresh_pairs(stages)
+    refresh = full = 0.0
+    for r, f in pairs:
+        fixed = _attr(stages, f, "fixed_s") or 0.0
+        refresh += max((_attr(stages, r, "work_s") or 0.0) - fixed, 0.0)
+        full += max((_attr(stages, f, "work_s") or 0.0) - fixed, 0.0)
+    return Ratio(
+        _ratio(refresh, full) if pairs else None,
+        " + ".join(f"({r}.work_s − {f}.fixed_s)" for r, f in pairs) or "refresh_load.work_s",
+        " + ".join(f"{f}.net_work_s" for _, f in pairs) or "load.net_work_s",
+        "the same, each stage's fixed cost (tiny-input work) taken out of both sides",
+    )
+
+
+def compute_ratios(stages: Mapping[str, StageSummary]) -> dict[str, Ratio]:
+    t = _time_ratio
+    return {
+        "load_over_bare_read": t(stages, "load", "bare_read", "work_s", "load ÷ DuckDB bare read_csv, work"),
+        "load_over_bare_read_wall": t(stages, "load", "bare_read", "wall_s", "the same, wall (start-up in)"),
+        "pipeline_over_pandas": t(
+            stages, "pipeline_total", "pandas_notebook", "work_s", "pipeline_total ÷ pandas notebook, work"
+        ),
+        "pipeline_over_pandas_wall": t(
+            stages, "pipeline_total", "pandas_notebook", "wall_s", "the same, wall (start-up in)"
+        ),
+        "validate_over_load": t(stages, "validate", "load", "work_s", "validation ÷ load, work"),
+        "dbt_over_load": t(stages, "dbt_build", "load", "work_s", "dbt build ÷ load, work"),
+        "refresh_over_full": refresh_ratio(stages),
+        "refresh_over_full_net": refresh_ratio_net(stages),
+        "memory_4x_over_1x": t(
+            stages, "memory_4x", "memory_1x", "peak_rss_mb", "peak memory, 4× ÷ 1× of a utilization file"
+        ),
+        "memory_1x_over_0.25x": t(
+            stages, "memory_1x", "memory_0.25x", "peak_rss_mb", "peak memory, 1× ÷ 0.25× of the file"
+        ),
+    }
+
+
+@dataclass(frozen=True)
+class Target:
+    key: str
+    description: str
+    limit: float  # every target is an upper bound: measured ≤ limit passes
+    unit: str
+    full_scale_only: bool = False  # an absolute number defined for --scale 1.0
+
+
+TARGETS = (
+    Target("load_throughput", "load ≥ 0.5× DuckDB's bare read throughput: load ÷ bare read ≤ 2", 2.0, "×"),
+    Target("pipeline_vs_pandas", "pipeline ≥ 5× faster than pandas: pipeline ÷ pandas ≤ 0.2", 0.2, "×"),
+    Target("pipeline_total_time", "jobs + BurstGPT 1–2 loaded, validated, modelled < 60 s", 60.0, "s", True),
+    Target("pipeline_total_memory", "… with peak memory < 2 GB", 2048.0, "MiB", True),
+    Target("memory_flat", "peak memory flat from 1× to 4× of a utilization file (≤ +25 %)", 1.25, "×"),
+    Target("refresh", "one new day's refresh work < 5 % of the full build's work", 0.05, "×"),
+    Target("validation_cost", "validation work ≤ 25 % of load work", 0.25, "×"),
+)
+
+
+def _measured(
+    key: str, stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio]
+) -> tuple[float | None, str]:
+    if key == "load_throughput":
+        return ratios["load_over_bare_read"].value, "ratios.load_over_bare_read"
+    if key == "pipeline_vs_pandas":
+        return ratios["pipeline_over_pandas"].value, "ratios.pipeline_over_pandas"
+    if key == "pipeline_total_time":
+        return _attr(stages, "pipeline_total", "wall_s"), "stages.pipeline_total.wall_s"
+    if key == "pipeline_total_memory":
+        return _attr(stages, "pipeline_total", "peak_rss_mb"), "stages.pipeline_total.peak_rss_mb"
+    if key == "memory_flat":
+        return ratios["memory_4x_over_1x"].value, "ratios.memory_4x_over_1x"
+    if key == "refresh":
+        return ratios["refresh_over_full"].value, "ratios.refresh_over_full"
+    if key == "validation_cost":
+        return ratios["validate_over_load"].value, "ratios.validate_over_load"
+    raise KeyError(key)
+
+
+def _fmt(value: float, unit: str) -> str:
+    number = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+    return number if unit == "×" else f"{number} {unit}"
+
+
+def verdict(measured: float | None, limit: float, unit: str) -> tuple[bool | None, str]:
+    if measured is None:
+        return None, "not measured"
+    if measured <= limit:
+        headroom = (limit - measured) / limit * 100
+        return True, f"pass: {_fmt(measured, unit)} ≤ {_fmt(limit, unit)} ({headroom:.0f} % headroom)"
+    over = (measured - limit) / limit * 100
+    return (
+        False,
+        f"miss: {_fmt(measured, unit)} > {_fmt(limit, unit)} (over by {over:.0f} %, {measured / limit:.2f}× the limit)",
+    )
+
+
+def evaluate_targets(
+    stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio], scale: float
+) -> list[dict[str, Any]]:
+    out = []
+    for target in TARGETS:
+        measured, basis = _measured(target.key, stages, ratios)
+        passed, text = verdict(measured, target.limit, target.unit)
+        if target.full_scale_only and scale < FULL_SCALE and measured is not None:
+            text += f" — defined at scale 1.0, measured at {scale:g}"
+        out.append(
+            {
+                "key": target.key,
+                "description": target.description,
+                "limit": target.limit,
+                "unit": target.unit,
+                "measured": measured,
+                "basis": basis,
+                "passed": passed,
+                "applies": not (target.full_scale_only and scale < FULL_SCALE),
+                "verdict": text,
+            }
+        )
+    return out

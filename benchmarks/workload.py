@@ -1,0 +1,64 @@
+"""Which upstream files each benchmark reads.
+
+- The **workload** of issue 6: both job files and BurstGPT files 1–2 (≈6.2 M rows at scale 1.0) — what
+  fetch, load, validate, dbt, ``pipeline_total`` and both baselines process.
+- **Utilization**: every DCGM and Prometheus file of the mirror (loaded separately: its size is set by
+  ``--util-nodes``/``--util-days``, not by ``--scale``).
+- **Calibration**: what the calibration queries read — jobs, BurstGPT files 1–3 and their without-fails
+  twins, GPU_UTIL and NODE_CPU_UTILIZATION of both clusters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pipelines.sources.catalog import FIXED_FILES, UpstreamFile, discover_utilization
+
+JOB_FAMILIES = ("acme__seren_jobs", "acme__kalos_jobs")
+REQUESTS_FAMILY = "burstgpt__requests"
+REQUESTS_WITHOUT_FAILS_FAMILY = "burstgpt__requests_without_fails"
+WORKLOAD_FAMILIES = (*JOB_FAMILIES, REQUESTS_FAMILY)
+WORKLOAD_REQUEST_FILES = ("BurstGPT_1.csv", "BurstGPT_2.csv")
+APPENDED_FILE = "BurstGPT_2.csv"  # the file the incremental benchmark appends one day to
+UTILIZATION_FAMILIES = ("acme__gpu_metrics", "acme__node_metrics")
+CALIBRATION_FAMILIES = (*JOB_FAMILIES, REQUESTS_FAMILY, REQUESTS_WITHOUT_FAILS_FAMILY, *UTILIZATION_FAMILIES)
+CALIBRATION_METRICS = ("GPU_UTIL", "NODE_CPU_UTILIZATION")
+MEMORY_FILE = ("kalos", "GPU_UTIL")  # the utilization file grown 0.25x / 1x / 4x (one metric, full width)
+
+
+def _fixed(family: str, file_names: Iterable[str] | None = None) -> list[UpstreamFile]:
+    names = set(file_names) if file_names is not None else None
+    return [f for f in FIXED_FILES if f.family == family and (names is None or f.file_name in names)]
+
+
+def workload_files() -> list[UpstreamFile]:
+    """Seren and Kalos job traces, BurstGPT_1.csv and BurstGPT_2.csv."""
+    jobs = [f for fam in JOB_FAMILIES for f in _fixed(fam)]
+    return jobs + _fixed(REQUESTS_FAMILY, WORKLOAD_REQUEST_FILES)
+
+
+def appended_file() -> UpstreamFile:
+    (found,) = _fixed(REQUESTS_FAMILY, [APPENDED_FILE])
+    return found
+
+
+def utilization_files(listing: Iterable[str]) -> list[UpstreamFile]:
+    """Every DCGM and Prometheus file a mirror listing holds (split pieces included)."""
+    return [f for f in discover_utilization(listing).files if f.family in UTILIZATION_FAMILIES]
+
+
+def memory_file(listing: Iterable[str]) -> UpstreamFile:
+    """The Kalos GPU_UTIL file (written whole by the generator) that the memory benchmark grows."""
+    cluster, metric = MEMORY_FILE
+    for f in utilization_files(listing):
+        if f.cluster == cluster and f.metric == metric and f.file_name == f"{metric}.csv":
+            return f
+    raise LookupError(f"the mirror has no {cluster} {metric}.csv")
+
+
+def calibration_files(listing: Iterable[str]) -> list[UpstreamFile]:
+    fixed = [
+        f for fam in (*JOB_FAMILIES, REQUESTS_FAMILY, REQUESTS_WITHOUT_FAILS_FAMILY) for f in _fixed(fam)
+    ]
+    util = [f for f in utilization_files(listing) if f.metric in CALIBRATION_METRICS]
+    return fixed + util
