@@ -22,7 +22,7 @@ $(CURDIR)/.tools/bin/uv:
 	.tools/bin/pip install --quiet "uv==$(UV_VERSION)"
 
 .venv/.installed: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen
+	$(UV) sync --frozen --all-extras
 	@touch $@
 
 # dagster-dbt reads dbt's manifest when the definitions load: `dbt parse` makes it (no database opened).
@@ -30,7 +30,10 @@ DBT_FILES := $(shell find dbt_project -path dbt_project/target -prune -o -type f
 dbt_project/target/duckdb/manifest.json: .venv/.installed $(DBT_FILES)
 	$(UV) run --frozen python -m pipelines.assets.dbt_prepare
 
-install: .venv/.installed dbt_project/target/duckdb/manifest.json
+dbt_project/target/spark/manifest.json: .venv/.installed $(DBT_FILES)
+	$(UV) run --frozen python -m pipelines.assets.dbt_prepare --engine spark
+
+install: .venv/.installed dbt_project/target/duckdb/manifest.json dbt_project/target/spark/manifest.json
 
 run: install
 	$(UV) run --frozen trace-warehouse run

@@ -12,3 +12,4 @@
 {% macro first_present_column(relation, candidates, data_type) %}cast({{ candidates[0] }} as {{ data_type }}){% endmacro %}
 {% macro text_to_utc_timestamp(expression) %}cast({{ expression }} as timestamp){% endmacro %}
 {% macro utc_offset_of_text(expression) %}cast(null as varchar){% endmacro %}
+{% macro partition_window(column='_partition') %}1 = 1{% endmacro %}

@@ -8,23 +8,38 @@ Groups follow the model folders (staging, intermediate, marts, analysis) through
 ``duckdb_writer`` keeps other writers out), with ``WAREHOUSE_DIR`` (absolute) and ``BURSTGPT_START_DATE``
 from the settings in its environment. The manifest comes from ``dbt parse`` run by
 ``python -m pipelines.assets.dbt_prepare`` (the Makefile's install step) — never by running dbt at import.
+
+Incremental refresh: the raw partitions that changed since the last build (``pipelines/refresh/pending.py``)
+go to dbt as var ``partition_keys``, so the incremental facts replace only those partitions (every other
+model is rebuilt whole); after a successful build the keys of every family whose facts were built are
+consumed. Nothing pending: a plain ``dbt build``, everything rebuilt.
+
+Engines (``TRACE_ENGINE``): ``duckdb``; ``spark`` — dbt target ``spark`` (local PySpark session: its Derby
+metastore admits one process, so the build holds the writer lock like DuckDB) or, when
+``SPARK_THRIFT_HOST`` is set, ``spark_thrift`` (a Thrift server: builds run in the Dagster pool
+``spark_thrift`` without the writer lock, so parallel runs share the one server). Both targets use the
+target path ``target/spark``. After a Spark build the Spark tables become DuckDB views in ``trace.duckdb``
+(``pipelines/spark/tables.py``), so ``trace-warehouse sql`` shows what Spark built.
 """
 
+import json
 import os
 import shutil
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject, dbt_assets
 
 from pipelines.settings import PROJECT_ROOT, Settings, load_settings
-from pipelines.warehouse_db import writer_lock
+from pipelines.warehouse_db import writer, writer_lock
 
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
 WRITER_POOL = "duckdb_writer"
+SPARK_THRIFT_POOL = "spark_thrift"  # raise its limit in dagster.yaml to build in parallel on the server
+SPARK_THRIFT_TARGET = "spark_thrift"
 DOCS_KEY = dg.AssetKey(["docs", "dbt"])
 DOCS_GROUP = "reports"
 DOCS_FILES = ("index.html", "static_index.html", "manifest.json", "catalog.json")
@@ -34,10 +49,20 @@ class DbtManifestMissingError(RuntimeError):
     """The dbt manifest has not been produced yet (``make install`` produces it)."""
 
 
+def dbt_target(engine: str | None = None, settings: Settings | None = None) -> str:
+    """The profiles.yml output for ``engine``: ``duckdb``, ``spark`` (session) or ``spark_thrift``."""
+    settings = settings or load_settings()
+    engine = engine or settings.engine
+    return SPARK_THRIFT_TARGET if engine == "spark" and settings.spark_thrift_host else engine
+
+
 def dbt_project(engine: str | None = None) -> DbtProject:
     """The dbt project for ``engine`` (default: ``TRACE_ENGINE``): one target path per engine."""
-    engine = engine or load_settings().engine
-    return DbtProject(project_dir=DBT_PROJECT_DIR, target_path=Path("target") / engine, target=engine)
+    settings = load_settings()
+    engine = engine or settings.engine
+    return DbtProject(
+        project_dir=DBT_PROJECT_DIR, target_path=Path("target") / engine, target=dbt_target(engine, settings)
+    )
 
 
 def dbt_executable() -> str:
@@ -61,7 +86,63 @@ def dbt_env(settings: Settings) -> dict[str, str]:
     env["BURSTGPT_START_DATE"] = (
         settings.burstgpt_start_date.isoformat() if settings.burstgpt_start_date else ""
     )
+    if settings.spark_thrift_host:
+        env["SPARK_THRIFT_HOST"] = settings.spark_thrift_host
+    if settings.spark_thrift_port:
+        env["SPARK_THRIFT_PORT"] = str(settings.spark_thrift_port)
     return env
+
+
+# A partition key no lake partition has: "replace nothing" for the incremental facts (an empty list would
+# mean "no window", i.e. rebuild everything).
+NO_PARTITIONS = "__none__"
+# Run tag that makes the dbt asset rebuild every partition instead of only the changed ones.
+FULL_REBUILD_TAG = "trace-warehouse/dbt"
+
+
+def dbt_build_args(partition_keys: Iterable[str] | None = None) -> list[str]:
+    """``dbt build`` arguments: with ``partition_keys`` the incremental facts replace only those partitions
+    (none of them for ``[NO_PARTITIONS]``); without, everything is rebuilt."""
+    args = ["build"]
+    if partition_keys is not None:
+        args += ["--vars", json.dumps({"partition_keys": sorted(set(partition_keys)) or [NO_PARTITIONS]})]
+    return args
+
+
+def pending_partitions(settings: Settings) -> dict[str, set[str]]:
+    """Raw partitions changed since dbt last built the facts that read them (pipelines/refresh/pending.py)."""
+    from pipelines.refresh.pending import pending
+
+    with writer_lock(settings):
+        return pending(settings)
+
+
+def consume_partitions(settings: Settings, waiting: dict[str, set[str]], built_models: Iterable[str]) -> None:
+    """After a successful build: forget the pending keys of families whose every fact was built."""
+    from pipelines.refresh.pending import consumable, consume
+
+    with writer_lock(settings):
+        consume(settings, consumable(waiting, built_models))
+
+
+def build_lock(settings: Settings, target: str) -> AbstractContextManager[None]:
+    """What a dbt build holds: the writer lock, except on a Spark Thrift server (it serializes itself and
+    leaves trace.duckdb alone until :func:`after_build` publishes the views, under the lock)."""
+    if target == SPARK_THRIFT_TARGET:
+        return nullcontext()
+    return writer_lock(settings, wait_message="waiting for the warehouse writer lock before dbt build")
+
+
+def after_build(settings: Settings, project: DbtProject) -> list[str]:
+    """Make ``trace.duckdb`` show this build: views over a Spark build's tables, and ``meta.dbt_engine``."""
+    from pipelines.spark.tables import publish_duckdb_views, record_engine
+
+    with writer(settings) as con:
+        if (project.target or "duckdb") == "duckdb":
+            record_engine(con, "duckdb", settings.duckdb_path)
+            return []
+        manifest = json.loads(project.manifest_path.read_text()) if project.manifest_path.exists() else None
+        return publish_duckdb_views(con, settings, manifest)
 
 
 @contextmanager
@@ -97,13 +178,30 @@ def dbt_models_assets(engine: str | None = None) -> dg.AssetsDefinition:
     """Every dbt model and seed as an asset, every dbt data test as an asset check, run by ``dbt build``."""
     project = dbt_project(engine)
 
-    @dbt_assets(manifest=manifest_path(engine), project=project, name="dbt_build", pool=WRITER_POOL)
+    pool = SPARK_THRIFT_POOL if project.target == SPARK_THRIFT_TARGET else WRITER_POOL
+
+    @dbt_assets(manifest=manifest_path(engine), project=project, name="dbt_build", pool=pool)
     def _dbt_build(context: dg.AssetExecutionContext, dbt: DbtCliResource):
         settings = load_settings()
-        with writer_lock(settings, wait_message="waiting for the warehouse writer lock before dbt build"):
+        with build_lock(settings, project.target or "duckdb"):
+            waiting = pending_partitions(settings)
+            full = context.run.tags.get(FULL_REBUILD_TAG) == "full"
+            keys = None if full else sorted(set().union(*waiting.values()))
+            if keys is None:
+                context.log.info("full rebuild: every partition of the incremental facts")
+            else:
+                changed = ", ".join(keys) or "none"
+                context.log.info(f"incremental facts replace only the changed partitions: {changed}")
             with dbt_environment(settings):
-                invocation = dbt.cli(["build"], context=context, target_path=target_dir(project))
-            yield from invocation.stream()
+                invocation = dbt.cli(dbt_build_args(keys), context=context, target_path=target_dir(project))
+            try:
+                yield from invocation.stream()
+                built = {key.path[-1] for key in context.selected_asset_keys}
+                consume_partitions(settings, waiting, built)
+            finally:
+                published = after_build(settings, project)
+                if published:
+                    context.log.info(f"trace.duckdb: {len(published)} view(s) over the Spark tables")
 
     return _dbt_build
 
@@ -117,7 +215,7 @@ def dbt_docs_asset(models: dg.AssetsDefinition, engine: str | None = None) -> dg
         deps=list(models.keys),
         group_name=DOCS_GROUP,
         kinds={"dbt"},
-        pool=WRITER_POOL,
+        pool=SPARK_THRIFT_POOL if project.target == SPARK_THRIFT_TARGET else WRITER_POOL,
         description=(
             "dbt docs for the warehouse (`dbt docs generate --static`): open "
             "`$WAREHOUSE_DIR/docs/dbt/static_index.html` in a browser (one self-contained file), or serve "
@@ -133,7 +231,7 @@ def dbt_docs_asset(models: dg.AssetsDefinition, engine: str | None = None) -> dg
         parsed = target_dir(project) / "partial_parse.msgpack"
         if parsed.exists():  # reuse the parse of dbt_prepare / dbt build
             shutil.copyfile(parsed, work / parsed.name)
-        with writer_lock(settings):
+        with build_lock(settings, project.target or "duckdb"):
             with dbt_environment(settings):
                 invocation = dbt.cli(["docs", "generate", "--static"], target_path=work)
             invocation.wait()

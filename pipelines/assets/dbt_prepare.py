@@ -1,7 +1,9 @@
-"""``python -m pipelines.assets.dbt_prepare [--engine duckdb]``: parse the dbt project into its manifest.
+"""``python -m pipelines.assets.dbt_prepare [--engine duckdb|spark]``: parse the dbt project into its manifest.
 
 The Dagster definitions read ``dbt_project/target/<engine>/manifest.json``; this writes it with ``dbt parse``
-(no database is opened). The Makefile's install step runs it; run it again after changing dbt files.
+(no database is opened, no Spark session started). The Makefile's install step runs it for each engine; run
+it again after changing dbt files. ``--engine spark`` parses with target ``spark`` (``spark_thrift`` when
+``SPARK_THRIFT_HOST`` is set: same adapter, same manifest) and needs the ``spark`` extra installed.
 """
 
 from __future__ import annotations

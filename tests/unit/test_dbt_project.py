@@ -4,17 +4,21 @@ import os
 import re
 from datetime import date
 from pathlib import Path
+from types import SimpleNamespace
 
 import jinja2
 import pytest
 import yaml
 
+from pipelines.assets import dbt as dbt_assets
 from pipelines.assets.dbt import (
     DBT_PROJECT_DIR,
     DbtManifestMissingError,
+    dbt_build_args,
     dbt_env,
     dbt_environment,
     dbt_executable,
+    dbt_target,
     manifest_path,
 )
 from pipelines.settings import load_settings
@@ -50,7 +54,9 @@ def test_dbt_environment_is_restored(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert os.environ["TRACE_ENGINE"] == "duckdb"
 
 
-def test_missing_manifest_is_a_clear_error() -> None:
+def test_missing_manifest_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    missing = tmp_path / "target" / "spark" / "manifest.json"
+    monkeypatch.setattr(dbt_assets, "dbt_project", lambda engine=None: SimpleNamespace(manifest_path=missing))
     with pytest.raises(DbtManifestMissingError, match=r"target/spark/manifest\.json.*make install"):
         manifest_path("spark")
 
@@ -143,3 +149,108 @@ def test_engine_specific_macros_live_in_platform() -> None:
         assert not re.search(r"\b(duckdb|spark)__", text), (
             f"{path.name}: adapter-specific macro outside platform/"
         )
+
+
+# --- Spark target (issue 7) -------------------------------------------------------------------------------
+
+
+def render_profile(value: str, env: dict[str, str]) -> str:
+    environment = jinja2.Environment()
+    environment.filters["as_number"] = int
+    return (
+        environment.from_string(value).render(env_var=lambda name, default="": env.get(name, default)).strip()
+    )
+
+
+def profile_outputs() -> dict:
+    return yaml.safe_load((DBT_PROJECT_DIR / "profiles.yml").read_text())["trace_warehouse"]
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "duckdb"),
+        ({"TRACE_ENGINE": "duckdb", "SPARK_THRIFT_HOST": "h"}, "duckdb"),
+        ({"TRACE_ENGINE": "spark"}, "spark"),
+        ({"TRACE_ENGINE": "spark", "SPARK_THRIFT_HOST": "127.0.0.1"}, "spark_thrift"),
+    ],
+)
+def test_profile_target_follows_engine_and_thrift_host(env: dict[str, str], expected: str) -> None:
+    assert render_profile(profile_outputs()["target"], env) == expected
+
+
+def test_dbt_target_makes_the_same_choice() -> None:
+    assert dbt_target("duckdb", load_settings({"SPARK_THRIFT_HOST": "h"})) == "duckdb"
+    assert dbt_target("spark", load_settings({})) == "spark"
+    assert (
+        dbt_target("spark", load_settings({"SPARK_THRIFT_HOST": "h", "SPARK_THRIFT_PORT": "1"}))
+        == "spark_thrift"
+    )
+    env = dbt_env(load_settings({"SPARK_THRIFT_HOST": "h", "SPARK_THRIFT_PORT": "10001"}))
+    assert env["SPARK_THRIFT_HOST"] == "h" and env["SPARK_THRIFT_PORT"] == "10001"
+
+
+def test_spark_session_keeps_its_state_under_the_warehouse() -> None:
+    spark = profile_outputs()["outputs"]["spark"]
+    assert spark["method"] == "session"
+    params = {
+        k: render_profile(str(v), {"WAREHOUSE_DIR": "/w/h"})
+        for k, v in spark["server_side_parameters"].items()
+    }
+    assert params["spark.sql.warehouse.dir"] == "/w/h/spark/warehouse"
+    assert params["spark.hadoop.javax.jdo.option.ConnectionURL"] == (
+        "jdbc:derby:;databaseName=/w/h/spark/metastore_db;create=true"
+    )
+    assert params["spark.driver.extraJavaOptions"] == "-Dderby.system.home=/w/h/spark"
+    assert params["spark.sql.session.timeZone"] == "UTC" and params["spark.ui.showConsoleProgress"] == "false"
+    assert params["spark.sql.sources.partitionColumnTypeInference.enabled"] == "false"
+    assert params["spark.driver.bindAddress"] == "127.0.0.1"
+
+
+def test_thrift_sends_the_same_runtime_settings_and_no_static_ones() -> None:
+    outputs = profile_outputs()["outputs"]
+    thrift = outputs["spark_thrift"]
+    assert thrift["method"] == "thrift"
+    assert render_profile(thrift["port"], {"SPARK_THRIFT_PORT": "10001"}) == "10001"
+    session = outputs["spark"]["server_side_parameters"]
+    runtime = {k: v for k, v in session.items() if k.startswith("spark.sql.") and k not in STATIC_SQL_CONFS}
+    sent = {k.removeprefix("set:hiveconf:"): v for k, v in thrift["server_side_parameters"].items()}
+    assert sent == runtime
+    assert all(k.startswith("set:hiveconf:") for k in thrift["server_side_parameters"])  # else ignored
+
+
+STATIC_SQL_CONFS = {"spark.sql.warehouse.dir", "spark.sql.shuffle.partitions"}
+
+
+def test_build_args_carry_the_partition_window() -> None:
+    assert dbt_build_args() == ["build"]
+    assert dbt_build_args(["0002", "0001", "0002"]) == [
+        "build",
+        "--vars",
+        '{"partition_keys": ["0001", "0002"]}',
+    ]
+    # nothing changed: replace no partition (an empty list would mean "rebuild everything")
+    assert dbt_build_args([]) == ["build", "--vars", '{"partition_keys": ["__none__"]}']
+
+
+def test_facts_replace_partitions_and_per_row_intermediates_are_views() -> None:
+    for name in ("fct_job", "fct_request", "fct_node_metric", "fct_server_power"):
+        text = (MODELS / "marts" / f"{name}.sql").read_text()
+        assert "{{ config(**partition_replace_config()) }}" in text, name
+        assert "where {{ partition_window() }}" in text, name
+    project = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text())
+    intermediate = project["models"]["trace_warehouse"]["intermediate"]
+    assert intermediate["int_requests_enriched"]["+materialized"] == "view"
+    assert intermediate["int_server_power_typed"]["+materialized"] == "view"
+    assert project["vars"]["partition_keys"] is None
+
+
+def test_every_platform_macro_is_documented() -> None:
+    platform = DBT_PROJECT_DIR / "macros" / "platform"
+    documented = {
+        m["name"] for m in yaml.safe_load((platform / "_platform__macros.yml").read_text())["macros"]
+    }
+    for path in platform.glob("*.sql"):
+        for name in re.findall(r"\{%-?\s*macro\s+((?:duckdb|spark)__\w+)\(", path.read_text()):
+            generic = name.split("__", 1)[1]
+            assert name in documented or generic in documented, f"{path.name}: {name} is not documented"

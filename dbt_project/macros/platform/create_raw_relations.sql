@@ -64,3 +64,43 @@
     {%- endif -%}
     select 1
 {%- endmacro %}
+
+
+{#-
+  Spark: a view over the family's folder, ``parquet.`<folder>` ``; Spark discovers `_partition` from the
+  `_partition=<key>` folders and keeps it a string (partitionColumnTypeInference off, profiles.yml), and
+  merges the files' schemas (mergeSchema on). Spark SQL cannot test whether a folder holds files and a
+  view over a missing path fails, so a probe decides: an external table over the folder with only the
+  partition column, whose partitions `recover partitions` lists; it is dropped right after (external: the
+  files stay; a missing folder is left behind empty, which every reader ignores). A view's body is kept as
+  text by the metastore, so the lake path must be absolute when the server is not this process (Thrift).
+-#}
+{% macro spark__create_raw_relations() -%}
+    {%- if execute -%}
+        {%- set lake = lake_dir() -%}
+        {%- if target.method != 'session' and not lake.startswith('/') -%}
+            {{ exceptions.raise_compiler_error(
+                "create_raw_relations: WAREHOUSE_DIR must be absolute on a Spark server (got '" ~ lake ~ "')") }}
+        {%- endif -%}
+        {%- for node, folder in lake_sources() -%}
+            {%- set relation = node.schema ~ "." ~ node.identifier -%}
+            {%- set probe = node.schema ~ "." ~ node.identifier ~ "__files_probe" -%}
+            {%- set location = folder | replace("\\", "\\\\") | replace("'", "\\'") -%}
+            {%- do run_query("create database if not exists " ~ node.schema) -%}
+            {%- do run_query("drop table if exists " ~ probe) -%}
+            {%- do run_query(
+                "create table " ~ probe ~ " (_files_probe int, _partition string) using parquet "
+                ~ "partitioned by (_partition) location '" ~ location ~ "'") -%}
+            {%- do run_query("alter table " ~ probe ~ " recover partitions") -%}
+            {%- set partitions = run_query("show partitions " ~ probe) -%}
+            {%- do run_query("drop table if exists " ~ probe) -%}
+            {%- if partitions.rows | length > 0 -%}
+                {%- do run_query(
+                    "create or replace view " ~ relation ~ " as select * from parquet.`" ~ folder ~ "`") -%}
+            {%- else -%}
+                {%- do run_query("create or replace view " ~ relation ~ " as " ~ empty_typed_select(node)) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+    select 1
+{%- endmacro %}

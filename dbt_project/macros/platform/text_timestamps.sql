@@ -15,6 +15,15 @@
     cast(try_cast({{ expression }} as timestamptz) as timestamp)
 {%- endmacro %}
 
+{#- Spark casts '3600' (PAI's seconds) to the year 3600: only a text that starts with a date is parsed;
+    the cast to timestamp_ltz honours the offset (naive = the session zone, UTC), the cast makes it naive UTC. -#}
+{% macro spark__text_to_utc_timestamp(expression) -%}
+    case
+        when {{ expression }} rlike '^[0-9]{4}-[0-9]{2}-[0-9]{2}'
+            then cast(try_cast({{ expression }} as timestamp_ltz) as timestamp_ntz)
+    end
+{%- endmacro %}
+
 
 {#- The '+HH:MM' / '-HH:MM' offset at the end of a time written as text; NULL when there is none. -#}
 {% macro utc_offset_of_text(expression) -%}

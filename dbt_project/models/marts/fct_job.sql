@@ -1,9 +1,12 @@
 -- Grain: one row per job (cluster + job id; a repeated job id keeps its first line). Both duration
 -- readings, GPU seconds by both, queue delay, node/GPU/CPU counts, Kalos memory; provenance kept.
+{{ config(**partition_replace_config()) }}
+
 with
 
 jobs as (
     select * from {{ ref('int_jobs_deduplicated') }}
+    where {{ partition_window() }}
 ),
 
 final as (

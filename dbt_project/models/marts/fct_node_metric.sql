@@ -1,9 +1,12 @@
 -- Grain: one row per GPU (DCGM metrics) or node (Prometheus metrics), metric and 15 s sample; repeated
 -- samples were dropped in int_node_metrics_keyed. Node-level rows point at the unknown GPU.
+{{ config(**partition_replace_config()) }}
+
 with
 
 samples as (
     select * from {{ ref('int_node_metrics_keyed') }}
+    where {{ partition_window() }}
 ),
 
 units as (

@@ -1,9 +1,12 @@
 -- Grain: one row per BurstGPT request line of files 1-3, exact duplicates included (they are real
 -- requests). The without-fails twins are not here: their counts are `not is_failed` on these rows.
+{{ config(**partition_replace_config()) }}
+
 with
 
 requests as (
     select * from {{ ref('int_requests_enriched') }}
+    where {{ partition_window() }}
 ),
 
 final as (

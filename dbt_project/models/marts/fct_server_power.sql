@@ -1,8 +1,11 @@
 -- Grain: one row per IPMI sample line (Seren): whole-server and component power with the server type.
+{{ config(**partition_replace_config()) }}
+
 with
 
 power as (
     select * from {{ ref('int_server_power_typed') }}
+    where {{ partition_window() }}
 ),
 
 final as (

@@ -1,0 +1,38 @@
+{#-
+  var partition_keys: a list of lake partition keys (e.g. ["0001", "0002"], or one key as a string). Set,
+  an incremental model reads and replaces only those partitions; unset (the default), or on
+  --full-refresh, everything is (re)built. Keys are text, as `_partition` is on every engine.
+-#}
+{% macro partition_keys() -%}
+    {%- set keys = var('partition_keys', none) -%}
+    {%- if keys is none or keys == '' or (keys is iterable and keys is not string and keys | length == 0) -%}
+        {{ return(none) }}
+    {%- elif keys is string -%}
+        {%- set keys = [keys] -%}
+    {%- endif -%}
+    {%- set keys = keys | map('string') | list -%}
+    {%- for key in keys if not modules.re.match('^[A-Za-z0-9_.:-]+$', key) -%}
+        {{ exceptions.raise_compiler_error("var partition_keys: not a partition key: '" ~ key ~ "'") }}
+    {%- endfor -%}
+    {{ return(keys) }}
+{%- endmacro %}
+
+
+{#- 'a', 'b': the keys as SQL string literals (partition_keys() admits no quote). -#}
+{% macro partition_key_literals(keys) -%}
+    {%- for key in keys -%}
+        '{{ key }}'{{ ", " if not loop.last }}
+    {%- endfor -%}
+{%- endmacro %}
+
+
+{#- The predicate that selects an incremental model's window from upstream: `column` in the keys on an
+    incremental run with var partition_keys set, else true (a first run or --full-refresh reads all). -#}
+{% macro partition_window(column='_partition') -%}
+    {%- set keys = partition_keys() -%}
+    {%- if is_incremental() and keys is not none -%}
+        {{ column }} in ({{ partition_key_literals(keys) }})
+    {%- else -%}
+        1 = 1
+    {%- endif -%}
+{%- endmacro %}

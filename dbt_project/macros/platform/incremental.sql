@@ -1,0 +1,55 @@
+{#-
+  Incremental facts replace whole partitions (`_partition`, the lake's partition key) on every engine:
+  DuckDB delete+insert on unique_key `_partition`; Spark insert_overwrite into a table partitioned by
+  `_partition` (dynamic overwrite: only the partitions the new rows carry; `merge` is Delta/Iceberg-only).
+  Before the rows go in, `clear_partition_window` empties the window — the partitions named by var
+  partition_keys, or the whole table when none are named — so a partition whose upstream rows are all gone
+  ends up empty rather than stale. A model uses: {{ config(**partition_replace_config()) }}
+-#}
+{% macro partition_replace_config() -%}
+    {{ return(adapter.dispatch('partition_replace_config', 'trace_warehouse')()) }}
+{%- endmacro %}
+
+{% macro default__partition_replace_config() -%}
+    {{ return({
+        'materialized': 'incremental',
+        'incremental_strategy': 'delete+insert',
+        'unique_key': '_partition',
+        'on_schema_change': 'fail',
+        'pre_hook': ["{{ clear_partition_window() }}"],
+    }) }}
+{%- endmacro %}
+
+{% macro spark__partition_replace_config() -%}
+    {{ return({
+        'materialized': 'incremental',
+        'incremental_strategy': 'insert_overwrite',
+        'partition_by': ['_partition'],
+        'file_format': 'parquet',
+        'on_schema_change': 'fail',
+        'pre_hook': ["{{ clear_partition_window() }}"],
+    }) }}
+{%- endmacro %}
+
+
+{#- Statement(s) that empty the window of an incremental run (nothing on a first or full-refresh run). -#}
+{% macro clear_partition_window() -%}
+    {%- if is_incremental() -%}
+        {{ return(adapter.dispatch('clear_partition_window', 'trace_warehouse')(this, partition_keys())) }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro default__clear_partition_window(relation, keys) -%}
+    delete from {{ relation }}
+    {%- if keys is not none %} where _partition in ({{ partition_key_literals(keys) }}){% endif %}
+{%- endmacro %}
+
+{% macro spark__clear_partition_window(relation, keys) -%}
+    {%- if keys is none -%}
+        truncate table {{ relation }}
+    {%- else -%}
+        alter table {{ relation }} drop if exists
+        {%- for key in keys %} partition (_partition = {{ partition_key_literals([key]) }}){{ "," if not loop.last }}
+        {%- endfor %}
+    {%- endif -%}
+{%- endmacro %}
