@@ -31,6 +31,7 @@ STAGE_DESCRIPTIONS = {
     "load_utilization": "raw load of every utilization file (wide → long)",
     "validate": "GX validation of the workload families (asset-check code path)",
     "dbt_build": "dbt build of the whole project over the workload",
+    "dbt_build_spark": "the same dbt build on the Spark target (local session; JVM in the process tree)",
     "report": "report assets (figures, report page) via Dagster",
     "pipeline_total": "workload loaded, validated and modelled by the in-process Dagster graph",
     "bare_read": "baseline: DuckDB create table as select * from read_csv, same files",
@@ -41,7 +42,7 @@ STAGE_DESCRIPTIONS = {
     **{f"memory_{f:g}x": f"one Kalos GPU_UTIL-like file at {f:g}× (peak memory)" for f in MEMORY_FACTORS},
     "calibration_load": "raw load for the calibration (jobs, BurstGPT 1–3 + without-fails, util)",
 }
-BUILD_STAGES = ("load", "validate", "dbt_build", "report")
+BUILD_STAGES = ("load", "validate", "dbt_build", "dbt_build_spark", "report")
 
 
 def say(message: str) -> None:
@@ -152,6 +153,7 @@ class Benchmark:
             "load": families,
             "validate": families,
             "dbt_build": {**families, "work_dir": str(self.work / "dbt")},
+            "dbt_build_spark": {**families, "work_dir": str(self.work / "dbt-spark"), "engine": "spark"},
             "report": families,
         }
         for key in BUILD_STAGES:
@@ -170,7 +172,7 @@ class Benchmark:
             warehouses.land(tiny, self.tiny_mirror, files)
         for _ in range(self.options.probe_runs):
             self._build_run(tiny, self.tiny_mirror, probe=True)
-        for key in ("validate", "dbt_build", "report"):
+        for key in ("validate", "dbt_build", "dbt_build_spark", "report"):
             if self._skipped(key):
                 self._mark_skipped((key,), "--skip")
 

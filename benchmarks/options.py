@@ -18,7 +18,7 @@ PHASE_STAGES: dict[str, tuple[str, ...]] = {
     "fetch": ("fetch",),
     "load_utilization": ("load_utilization",),
     "validate": ("validate",),
-    "dbt_build": ("dbt_build",),
+    "dbt_build": ("dbt_build", "dbt_build_spark"),
     "report": ("report",),
     "pipeline_total": ("pipeline_total",),
     "baselines": ("bare_read", "pandas_notebook"),

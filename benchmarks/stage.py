@@ -37,6 +37,7 @@ STAGES: dict[str, str] = {
     "load_file": "benchmarks.stages.load:run_one_file",
     "validate": "benchmarks.stages.validate:run",
     "dbt_build": "benchmarks.stages.dbt_build:run",
+    "dbt_build_spark": "benchmarks.stages.dbt_build:run",
     "report": "benchmarks.stages.report:run",
     "pipeline": "benchmarks.stages.pipeline:run",
     "refresh": "benchmarks.stages.refresh:run",

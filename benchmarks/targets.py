@@ -93,6 +93,12 @@ def compute_ratios(stages: Mapping[str, StageSummary]) -> dict[str, Ratio]:
         ),
         "validate_over_load": t(stages, "validate", "load", "work_s", "validation ÷ load, work"),
         "dbt_over_load": t(stages, "dbt_build", "load", "work_s", "dbt build ÷ load, work"),
+        "spark_over_duckdb_dbt": t(
+            stages, "dbt_build_spark", "dbt_build", "wall_s", "dbt build on Spark ÷ on DuckDB, wall"
+        ),
+        "spark_over_duckdb_memory": t(
+            stages, "dbt_build_spark", "dbt_build", "peak_rss_mb", "peak memory (tree, JVM in), Spark ÷ DuckDB"
+        ),
         "refresh_over_full": refresh_ratio(stages),
         "refresh_over_full_net": refresh_ratio_net(stages),
         "memory_4x_over_1x": t(

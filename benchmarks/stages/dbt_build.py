@@ -5,6 +5,8 @@ until pipelines/assets/dbt.py and dbt_project/ exist."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -18,7 +20,7 @@ PARTIAL_PARSE = "partial_parse.msgpack"
 
 def run(ctx: StageContext) -> StageOutput:
     try:
-        from pipelines.assets.dbt import DBT_PROJECT_DIR, dbt_env, dbt_executable
+        from pipelines.assets.dbt import DBT_PROJECT_DIR, dbt_env, dbt_executable, dbt_target
     except ImportError as exc:
         raise StageUnavailable(f"the dbt assets are not importable: {exc}") from exc
     from pipelines.settings import load_settings
@@ -29,6 +31,10 @@ def run(ctx: StageContext) -> StageOutput:
     if shutil.which(exe) is None:
         raise StageUnavailable(f"no dbt executable ({exe})")
     settings = load_settings()
+    engine = ctx.params.get("engine", settings.engine)
+    if engine == "spark" and (importlib.util.find_spec("pyspark") is None or shutil.which("java") is None):
+        raise StageUnavailable("the Spark target needs pyspark (uv sync --all-extras) and Java")
+    settings = dataclasses.replace(settings, engine=engine)
     work = Path(ctx.params["work_dir"])
     target, logs = work / "target", work / "logs"
     target.mkdir(parents=True, exist_ok=True)
@@ -36,6 +42,7 @@ def run(ctx: StageContext) -> StageOutput:
     if prepared.is_file():  # reuse `make install`'s parse, as the Dagster dbt assets do
         shutil.copyfile(prepared, target / PARTIAL_PARSE)
     argv = [exe, "build", "--project-dir", str(DBT_PROJECT_DIR), "--profiles-dir", str(DBT_PROJECT_DIR)]
+    argv += ["--target", dbt_target(engine, settings)]
     argv += ["--target-path", str(target), "--log-path", str(logs), *ctx.params.get("args", [])]
     env = {**os.environ, **dbt_env(settings)}
     families: list[str] = list(ctx.params["families"])

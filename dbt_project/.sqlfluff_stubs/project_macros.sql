@@ -13,3 +13,4 @@
 {% macro text_to_utc_timestamp(expression) %}cast({{ expression }} as timestamp){% endmacro %}
 {% macro utc_offset_of_text(expression) %}cast(null as varchar){% endmacro %}
 {% macro partition_window(column='_partition') %}1 = 1{% endmacro %}
+{% macro stg_previous_work(family, cluster_name) %}select '{{ cluster_name }}' as cluster_name from {{ source('raw', family) }}{% endmacro %}
