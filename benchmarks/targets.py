@@ -97,7 +97,11 @@ def compute_ratios(stages: Mapping[str, StageSummary]) -> dict[str, Ratio]:
             stages, "dbt_build_spark", "dbt_build", "wall_s", "dbt build on Spark ÷ on DuckDB, wall"
         ),
         "spark_over_duckdb_memory": t(
-            stages, "dbt_build_spark", "dbt_build", "peak_rss_mb", "peak memory (tree, JVM in), Spark ÷ DuckDB"
+            stages,
+            "dbt_build_spark",
+            "dbt_build",
+            "peak_rss_mb",
+            "peak memory (tree, JVM in), Spark ÷ DuckDB",
         ),
         "refresh_over_full": refresh_ratio(stages),
         "refresh_over_full_net": refresh_ratio_net(stages),

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dagster as dg
 
 from pipelines.assets.dbt import dbt_assets_defs, dbt_resource
-from pipelines.automation import daily_refresh, refresh_job, upstream_change_sensor
 from pipelines.assets.landing import landing_assets
 from pipelines.assets.raw import raw_assets
 from pipelines.assets.reports import report_assets
+from pipelines.automation import daily_refresh, refresh_job, upstream_change_sensor
 from pipelines.checks import asset_checks
 
 

@@ -14,3 +14,5 @@
 {% macro utc_offset_of_text(expression) %}cast(null as varchar){% endmacro %}
 {% macro partition_window(column='_partition') %}1 = 1{% endmacro %}
 {% macro stg_previous_work(family, cluster_name) %}select '{{ cluster_name }}' as cluster_name from {{ source('raw', family) }}{% endmacro %}
+{% macro stg_burstgpt_requests(family) %}select 1 as x from {{ source('raw', family) }}{% endmacro %}
+{% macro stg_utilization_metrics(family) %}select 1 as x from {{ source('raw', family) }}{% endmacro %}

@@ -50,7 +50,9 @@ def test_missing_mirror_file_fails_only_its_family(sample_mirror: Path, tmp_path
     (mirror / kalos.mirror_path).unlink()
     wh = tmp_path / "warehouse"
     env = {"WAREHOUSE_DIR": str(wh), "DAGSTER_HOME": str(wh / ".dagster")}
-    result = run_cli("run", "--source", "mirror", "--mirror", str(mirror), "--select", LANDING_AND_RAW, env=env)
+    result = run_cli(
+        "run", "--source", "mirror", "--mirror", str(mirror), "--select", LANDING_AND_RAW, env=env
+    )
     assert result.returncode == 1
     assert "landing/acme__kalos_jobs" in result.stdout and "FAILED" in result.stdout
     assert str(mirror / kalos.mirror_path) in result.stdout + result.stderr

@@ -1,0 +1,51 @@
+{#-
+  One row per non-empty cell of a utilization metric file (DCGM or Prometheus, long), as loaded; repeated samples are dropped
+  in int_node_metrics_keyed. Sample times in UTC (the files write UTC+8). A raw row is one cell, so
+  the quarantine is matched on (_source_file, _row_number, series).
+  (Shared by stg_acme__gpu_metrics and stg_acme__node_metrics.)
+-#}
+{% macro stg_utilization_metrics(family) -%}
+with
+
+source as (
+    select * from {{ source('raw', family) }}
+),
+
+quarantined as (
+    select distinct
+        _source_file,
+        _row_number,
+        series
+    from {{ source('quarantine', family) }}
+),
+
+passed as (
+    select source.*
+    from source
+    left join quarantined
+        on
+            source._source_file = quarantined._source_file
+            and source._row_number = quarantined._row_number
+            and source.series = quarantined.series
+    where quarantined._row_number is null
+),
+
+final as (
+    select
+        cluster as cluster_name,
+        metric,
+        series,
+        time as sample_time_utc,
+        time_utc_offset as utc_offset,
+        {{ utc_to_local('time', 'time_utc_offset') }} as sample_time_local,
+        value,
+        _source_file,
+        _row_number,
+        _loaded_at,
+        _data_origin,
+        _partition
+    from passed
+)
+
+select * from final
+{%- endmacro %}
