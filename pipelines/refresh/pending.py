@@ -1,7 +1,7 @@
 """Raw partitions whose content changed since dbt last built the facts that read them.
 
 A raw load records the partitions it wrote or removed (content hash changed) under
-``lake/_state/_pending/<family>.json``; the dbt asset passes their union to dbt as the ``partition_keys``
+``lake/_pending/<family>.json``; the dbt asset passes their union to dbt as the ``partition_keys``
 var — incremental facts then replace exactly those partitions — and clears what it consumed. Both sides
 hold the warehouse writer lock while they read and write these files.
 """
@@ -31,7 +31,7 @@ FACTS_BY_FAMILY: Mapping[str, tuple[str, ...]] = {
 
 
 def _path(settings: Settings, family: str) -> Path:
-    return settings.lake_dir / "_state" / "_pending" / f"{family}.json"
+    return settings.lake_dir / "_pending" / f"{family}.json"
 
 
 def add_pending(settings: Settings, family: str, keys: Iterable[str]) -> set[str]:
@@ -53,7 +53,7 @@ def add_pending(settings: Settings, family: str, keys: Iterable[str]) -> set[str
 
 
 def pending(settings: Settings) -> dict[str, set[str]]:
-    folder = settings.lake_dir / "_state" / "_pending"
+    folder = settings.lake_dir / "_pending"
     if not folder.is_dir():
         return {}
     return {p.stem: set(json.loads(p.read_text("utf-8"))) for p in sorted(folder.glob("*.json"))}

@@ -63,7 +63,7 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     mirror, wh, env = mirror_env
     built = run_cli("run", env=env)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    assert not list((wh / "lake" / "_state" / "_pending").glob("*.json"))  # the build consumed them
+    assert not list((wh / "lake" / "_pending").glob("*.json"))  # the build consumed them
     files_before = _lake_files(wh)
     requests_before = query(wh, "select * from marts.fct_request order by _source_file, _row_number")
     jobs_before = query(wh, "select * from marts.fct_job order by _source_file, _row_number")
@@ -137,4 +137,4 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     jobs_after = query(wh, "select * from marts.fct_job order by _source_file, _row_number")
     diff = [(a, b) for a, b in zip(jobs_before, jobs_after, strict=True) if a != b]
     assert len(diff) == 1 and diff[0][1][1] == job_id
-    assert not list((wh / "lake" / "_state" / "_pending").glob("*.json"))
+    assert not list((wh / "lake" / "_pending").glob("*.json"))
