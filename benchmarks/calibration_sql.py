@@ -1,144 +1,148 @@
-"""The calibration's generated values, as SQL on the built warehouse — the one place these queries live.
+"""The calibration's generated values, as SQL on the built marts — the one place these queries live.
 
-Each query returns ``(key, value)`` rows under the keys of ``benchmarks.published``. They read the
-relations named in ``RELATIONS``: today the raw views (``raw.<family>`` in ``$WAREHOUSE_DIR/trace.duckdb``);
-when the analysis marts can answer them, point ``RELATIONS`` (or a query) at the marts instead — nothing
-else changes. Never from the generator's parameters.
+Each query returns ``(key, value)`` rows under the keys of ``benchmarks.published``. They read the dbt
+marts of ``$WAREHOUSE_DIR/trace.duckdb`` (``MARTS``: the analysis marts that reproduce the papers' numbers,
+and the facts where no analysis mart holds a number), never the raw files and never the generator's
+parameters. So a number passes only if the sample, the load, the quarantine and the models together give
+it back.
 
-Definitions (as the paper and the upstream notebook): GPU jobs are ``gpu_num > 0``; the final-state groups
-count TIMEOUT and NODE_FAIL as failed; GPU time is the file's ``gpu_time``; run and queue are the file's
-``duration`` and ``queue``; a failed request has 0 response tokens; a duplicate is an exact repeat of an
-earlier row of the same file; requests per hour are rows over the file's time span.
+Definitions (the marts', as the paper and the upstream notebook): GPU jobs are ``gpu_num > 0``; the state
+groups count TIMEOUT and NODE_FAIL as failed; GPU time is the file's ``gpu_time`` (``reported_gpu_s``); run
+and queue are the file's ``duration`` and ``queue``; a failed request has 0 response tokens, and the
+without-fails numbers are those of the not-failed requests; a duplicate is an exact repeat of an earlier
+request of the same file; job rows are jobs plus repeated job lines. The marts hold what passed validation:
+quarantined rows are not counted.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-RELATIONS = {
-    "seren_jobs": "raw.acme__seren_jobs",
-    "kalos_jobs": "raw.acme__kalos_jobs",
-    "requests": "raw.burstgpt__requests",
-    "requests_without_fails": "raw.burstgpt__requests_without_fails",
-    "gpu_metrics": "raw.acme__gpu_metrics",
-    "node_metrics": "raw.acme__node_metrics",
-}
+# The marts the queries read (dbt models); the calibration phase builds exactly these and their parents.
+MARTS = (
+    "cluster_job_counts",
+    "job_state_shares",
+    "job_type_shares",
+    "job_state_counts",
+    "gpu_num_cdf",
+    "job_duration_percentiles",
+    "request_file_summary",
+    "request_mix",
+    "utilization_percentiles",
+    "fct_job",
+    "fct_request",
+)
 
 
 @dataclass(frozen=True)
 class CalibrationQuery:
     name: str
-    sql: str  # a template over RELATIONS ({seren_jobs}, ...), returning (key, value)
+    sql: str  # returns (key, value)
+    marts: tuple[str, ...]  # the marts it reads
 
-    def render(self, relations: dict[str, str] | None = None) -> str:
-        return self.sql.format(**(relations or RELATIONS))
-
-
-_GPU_JOBS = """
-jobs as (
-    select 'seren' as cluster, gpu_num, type, state, duration, queue, gpu_time from {seren_jobs}
-    union all
-    select 'kalos' as cluster, gpu_num, type, state, duration, queue, gpu_time from {kalos_jobs}
-),
-gpu as (select * from jobs where gpu_num > 0)"""
-
-_STATE_GROUP = """case
-        when state = 'COMPLETED' then 'completed'
-        when state = 'CANCELLED' then 'cancelled'
-        when state in ('FAILED', 'TIMEOUT', 'NODE_FAIL') then 'failed'
-        else 'other' end"""
 
 JOB_SIZES = CalibrationQuery(
     "job sizes",
-    f"""with {_GPU_JOBS}
-select cluster || '.rows', count(*)::double from jobs group by cluster
+    """select cluster_name || '.rows', cast(jobs + duplicate_job_lines as double) from analysis.cluster_job_counts
 union all
-select cluster || '.gpu_job_share', avg((gpu_num > 0)::int) from jobs group by cluster""",
+select cluster_name || '.gpu_job_share', gpu_jobs / jobs from analysis.cluster_job_counts where jobs > 0""",
+    ("cluster_job_counts",),
 )
 
 GPU_STATE_SHARES = CalibrationQuery(
     "GPU-job final states",
-    f"""with {_GPU_JOBS},
-grouped as (
-    select cluster, {_STATE_GROUP} as grp, count(*) as n, sum(gpu_time) as t from gpu group by all
-)
-select cluster || '.gpu_state_share.count.' || grp, n / sum(n) over (partition by cluster) from grouped
+    """select cluster_name || '.gpu_state_share.count.' || state_group, share_by_count from analysis.job_state_shares
 union all
-select cluster || '.gpu_state_share.gpu_time.' || grp, t / sum(t) over (partition by cluster) from grouped""",
+select cluster_name || '.gpu_state_share.gpu_time.' || state_group, share_by_reported_gpu_time
+from analysis.job_state_shares""",
+    ("job_state_shares",),
 )
 
 GPU_TYPE_SHARES = CalibrationQuery(
     "GPU-job types",
-    f"""with {_GPU_JOBS},
-grouped as (select cluster, type, count(*) as n, sum(gpu_time) as t from gpu group by all)
-select cluster || '.gpu_type_share.count.' || type, n / sum(n) over (partition by cluster) from grouped
+    """select cluster_name || '.gpu_type_share.count.' || job_type, share_by_count from analysis.job_type_shares
 union all
-select cluster || '.gpu_type_share.gpu_time.' || type, t / sum(t) over (partition by cluster) from grouped""",
+select cluster_name || '.gpu_type_share.gpu_time.' || job_type, share_by_reported_gpu_time
+from analysis.job_type_shares""",
+    ("job_type_shares",),
 )
 
 GPU_JOB_SHAPE = CalibrationQuery(
     "GPU-job shape",
-    f"""with {_GPU_JOBS}
-select cluster || '.gpu_num.share_1gpu', avg((gpu_num = 1)::int) from gpu group by cluster
+    """select cluster_name || '.gpu_num.share_1gpu', share_of_jobs from analysis.gpu_num_cdf where gpu_num_at_most = 1
 union all
-select cluster || '.gpu_num.max', max(gpu_num)::double from gpu group by cluster
+select c.cluster_name || '.gpu_num.max', max(j.gpu_num)::double
+from marts.fct_job as j inner join marts.dim_cluster as c on j.cluster_key = c.cluster_key
+where j.is_gpu_job group by c.cluster_name
 union all
-select cluster || '.gpu_jobs.median_run_s', median(duration) from gpu group by cluster
+select cluster_name || '.gpu_jobs.median_run_s', p50_s from analysis.job_duration_percentiles
+where measure = 'reported_duration_s'
 union all
-select cluster || '.gpu_jobs.median_queue_s', median(queue) from gpu group by cluster""",
+select cluster_name || '.gpu_jobs.median_queue_s', p50_s from analysis.job_duration_percentiles
+where measure = 'reported_queue_s'""",
+    ("gpu_num_cdf", "fct_job", "job_duration_percentiles"),
 )
 
 KALOS_STATES = CalibrationQuery(
     "Kalos states",
-    """select 'kalos.all_state_share.' || state, count(*) / sum(count(*)) over () from {kalos_jobs} group by state
+    """select 'kalos.all_state_share.' || job_state, jobs / sum(jobs) over () from analysis.job_state_counts
+where cluster_name = 'kalos' and jobs > 0
 union all
-select 'kalos.running_rows', count(*) filter (where state = 'RUNNING')::double from {kalos_jobs}""",
+select 'kalos.running_rows', coalesce(sum(jobs), 0)::double from analysis.job_state_counts
+where cluster_name = 'kalos' and job_state = 'RUNNING'""",
+    ("job_state_counts",),
 )
-
-_FILE_NUMBER = "regexp_extract(_source_file, '_(\\d+)\\.csv$', 1)"
 
 REQUEST_FILES = CalibrationQuery(
     "BurstGPT files",
-    f"""with req as (select {_FILE_NUMBER} as n, response_tokens from {{requests}})
-select 'burstgpt.' || n || '.rows', count(*)::double from req group by n
+    """select 'burstgpt.' || file_number || '.rows', requests::double from analysis.request_file_summary
 union all
-select 'burstgpt.' || n || '.failed_share', avg((response_tokens = 0)::int) from req group by n""",
+select 'burstgpt.' || file_number || '.failed_share', failed_requests / requests from analysis.request_file_summary
+union all
+select 'burstgpt.' || file_number || '.requests_per_hour', mean_not_failed_requests_per_hour
+from analysis.request_file_summary""",
+    ("request_file_summary",),
 )
 
-REQUESTS_WITHOUT_FAILS = CalibrationQuery(
-    "BurstGPT without-fails files",
-    f"""with wf as (select {_FILE_NUMBER} as n, * from {{requests_without_fails}}),
-copies as (
-    select n, count(*) as k from wf
-    group by n, timestamp_s, session_id, elapsed_time, model, request_tokens, response_tokens, total_tokens,
-        log_type
+REQUEST_MIX = CalibrationQuery(
+    "BurstGPT not-failed mix",
+    """with shares as (
+    select file_number, attribute, attribute_value,
+        not_failed_requests / sum(not_failed_requests) over (partition by file_number, attribute) as share
+    from analysis.request_mix
 )
-select 'burstgpt.' || n || '.gpt4_share', avg((model = 'GPT-4')::int) from wf group by n
+select 'burstgpt.' || file_number || '.gpt4_share', share from shares
+where attribute = 'model' and attribute_value = 'GPT-4'
 union all
-select 'burstgpt.' || n || '.conversation_share', avg((log_type = 'Conversation log')::int) from wf group by n
-union all
-select 'burstgpt.' || n || '.requests_per_hour', count(*) / ((max(timestamp_s) - min(timestamp_s)) / 3600.0)
-from wf group by n
-union all
-select 'burstgpt.' || n || '.duplicate_share', sum(k - 1) / sum(k) from copies group by n""",
+select 'burstgpt.' || file_number || '.conversation_share', share from shares
+where attribute = 'log_type' and attribute_value = 'Conversation log'""",
+    ("request_mix",),
 )
 
-GPU_UTILIZATION = CalibrationQuery(
-    "GPU utilization",
-    """select cluster || '.gpu_util.median', median(value) from {gpu_metrics} where metric = 'GPU_UTIL'
-group by cluster
-union all
-select cluster || '.gpu_util.zero_share', avg((value = 0)::int) from {gpu_metrics} where metric = 'GPU_UTIL'
-group by cluster""",
+REQUEST_DUPLICATES = CalibrationQuery(
+    "BurstGPT duplicates",
+    """with copies as (
+    select file_number, count(*) as k from marts.fct_request where not is_failed
+    group by file_number, timestamp_s, session_id, elapsed_s, model_key, request_tokens, response_tokens,
+        total_tokens, log_type_key
+)
+select 'burstgpt.' || file_number || '.duplicate_share', sum(k - 1) / sum(k) from copies group by file_number""",
+    ("fct_request",),
 )
 
-NODE_CPU = CalibrationQuery(
-    "node CPU",
-    """select cluster || '.node_cpu.median', median(value) from {node_metrics}
-where metric = 'NODE_CPU_UTILIZATION' group by cluster
+UTILIZATION = CalibrationQuery(
+    "utilization",
+    """select cluster_name || '.gpu_util.median', p50 from analysis.utilization_percentiles where metric = 'GPU_UTIL'
 union all
-select cluster || '.node_cpu.max', max(value) from {node_metrics} where metric = 'NODE_CPU_UTILIZATION'
-group by cluster""",
+select cluster_name || '.gpu_util.zero_share', share_at_zero from analysis.utilization_percentiles
+where metric = 'GPU_UTIL'
+union all
+select cluster_name || '.node_cpu.median', p50 from analysis.utilization_percentiles
+where metric = 'NODE_CPU_UTILIZATION'
+union all
+select cluster_name || '.node_cpu.max', max_value from analysis.utilization_percentiles
+where metric = 'NODE_CPU_UTILIZATION'""",
+    ("utilization_percentiles",),
 )
 
 QUERIES = (
@@ -148,7 +152,7 @@ QUERIES = (
     GPU_JOB_SHAPE,
     KALOS_STATES,
     REQUEST_FILES,
-    REQUESTS_WITHOUT_FAILS,
-    GPU_UTILIZATION,
-    NODE_CPU,
+    REQUEST_MIX,
+    REQUEST_DUPLICATES,
+    UTILIZATION,
 )

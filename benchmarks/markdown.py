@@ -131,7 +131,7 @@ def _calibration(doc: dict[str, Any]) -> list[str]:
     head = [
         "## Calibration: published vs generated",
         "",
-        f"Generated values are SQL on the built warehouse ({c['source']}), scale {c['scale']:g}; counts marked "
+        f"Generated values are SQL on the built warehouse: {c['source']}; scale {c['scale']:g}; counts marked "
         f"÷ scale are divided by it. {c['passed']} pass, {c['failed']} miss, {c['not_measured']} not measured.",
         "",
     ]
@@ -148,7 +148,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "# Benchmark results",
         "",
         f"{doc['generated_at']} · scale {o['scale']:g} · {o['runs']} run(s) per stage · utilization "
-        f"{o['util_nodes']} nodes × {o['util_days']} day(s) · {h['cpus']} CPUs, "
+        f"{o['util_nodes']} nodes × {o['util_days']} day(s), GPU_UTIL {o.get('gpu_util_days', o['util_days'])} day(s) · {h['cpus']} CPUs, "
         f"{_num(h['mem_total_mb'], 0)} MiB · load average at end {', '.join(f'{x:.2f}' for x in h['load_average_at_end'])} "
         f"· commit {h['git_commit']}{' (dirty)' if h['git_dirty'] else ''} · {_num(doc['duration_s'], 0)} s in all",
         "",

@@ -91,6 +91,13 @@ def compute_ratios(stages: Mapping[str, StageSummary]) -> dict[str, Ratio]:
         "pipeline_over_pandas_wall": t(
             stages, "pipeline_total", "pandas_notebook", "wall_s", "the same, wall (start-up in)"
         ),
+        "bare_read_over_pandas": t(
+            stages,
+            "bare_read",
+            "pandas_notebook",
+            "work_s",
+            "the ceiling: DuckDB's bare read alone ÷ the whole pandas notebook, work",
+        ),
         "validate_over_load": t(stages, "validate", "load", "work_s", "validation ÷ load, work"),
         "dbt_over_load": t(stages, "dbt_build", "load", "work_s", "dbt build ÷ load, work"),
         "spark_over_duckdb_dbt": t(

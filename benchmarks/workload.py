@@ -4,8 +4,9 @@
   fetch, load, validate, dbt, ``pipeline_total`` and both baselines process.
 - **Utilization**: every DCGM and Prometheus file of the mirror (loaded separately: its size is set by
   ``--util-nodes``/``--util-days``, not by ``--scale``).
-- **Calibration**: what the calibration queries read — jobs, BurstGPT files 1–3 and their without-fails
-  twins, GPU_UTIL and NODE_CPU_UTILIZATION of both clusters.
+- **Calibration**: what the calibration's marts are built from — jobs, BurstGPT files 1–3 (the
+  without-fails numbers are those of their not-failed requests), GPU_UTIL and NODE_CPU_UTILIZATION of
+  both clusters.
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ from pipelines.sources.catalog import FIXED_FILES, UpstreamFile, discover_utiliz
 
 JOB_FAMILIES = ("acme__seren_jobs", "acme__kalos_jobs")
 REQUESTS_FAMILY = "burstgpt__requests"
-REQUESTS_WITHOUT_FAILS_FAMILY = "burstgpt__requests_without_fails"
 WORKLOAD_FAMILIES = (*JOB_FAMILIES, REQUESTS_FAMILY)
 WORKLOAD_REQUEST_FILES = ("BurstGPT_1.csv", "BurstGPT_2.csv")
 APPENDED_FILE = "BurstGPT_2.csv"  # the file the incremental benchmark appends one day to
 UTILIZATION_FAMILIES = ("acme__gpu_metrics", "acme__node_metrics")
-CALIBRATION_FAMILIES = (*JOB_FAMILIES, REQUESTS_FAMILY, REQUESTS_WITHOUT_FAILS_FAMILY, *UTILIZATION_FAMILIES)
+CALIBRATION_FAMILIES = (*JOB_FAMILIES, REQUESTS_FAMILY, *UTILIZATION_FAMILIES)
 CALIBRATION_METRICS = ("GPU_UTIL", "NODE_CPU_UTILIZATION")
-MEMORY_FILE = ("kalos", "GPU_UTIL")  # the utilization file grown 0.25x / 1x / 4x (one metric, full width)
+# The utilization file grown 0.25x / 1x / 4x: one metric at full width over --util-days (GPU_UTIL has a
+# week of its own by default, too long to load 4x of three times).
+MEMORY_FILE = ("kalos", "POWER_USAGE")
 
 
 def _fixed(family: str, file_names: Iterable[str] | None = None) -> list[UpstreamFile]:
@@ -48,7 +50,7 @@ def utilization_files(listing: Iterable[str]) -> list[UpstreamFile]:
 
 
 def memory_file(listing: Iterable[str]) -> UpstreamFile:
-    """The Kalos GPU_UTIL file (written whole by the generator) that the memory benchmark grows."""
+    """The Kalos ``MEMORY_FILE`` (written whole by the generator) that the memory benchmark grows."""
     cluster, metric = MEMORY_FILE
     for f in utilization_files(listing):
         if f.cluster == cluster and f.metric == metric and f.file_name == f"{metric}.csv":
@@ -57,8 +59,6 @@ def memory_file(listing: Iterable[str]) -> UpstreamFile:
 
 
 def calibration_files(listing: Iterable[str]) -> list[UpstreamFile]:
-    fixed = [
-        f for fam in (*JOB_FAMILIES, REQUESTS_FAMILY, REQUESTS_WITHOUT_FAILS_FAMILY) for f in _fixed(fam)
-    ]
+    fixed = [f for fam in (*JOB_FAMILIES, REQUESTS_FAMILY) for f in _fixed(fam)]
     util = [f for f in utilization_files(listing) if f.metric in CALIBRATION_METRICS]
     return fixed + util

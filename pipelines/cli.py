@@ -23,6 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--scale", type=float, default=None, help="fraction of the real row counts")
     s.add_argument("--util-nodes", type=int, default=None, help="nodes per cluster in utilization files")
     s.add_argument("--util-days", type=int, default=None, help="days of 15-s utilization samples")
+    s.add_argument("--gpu-util-days", type=int, default=None, help="days of GPU_UTIL (default: --util-days)")
     s.add_argument("--seed", type=int, default=None)
 
     r = sub.add_parser("run", help="materialize assets (all by default) into $WAREHOUSE_DIR")
@@ -57,7 +58,8 @@ def _sample(args: argparse.Namespace) -> int:
     kwargs = {
         k: v
         for k, v in {
-            "scale": args.scale, "util_nodes": args.util_nodes, "util_days": args.util_days, "seed": args.seed,
+            "scale": args.scale, "util_nodes": args.util_nodes, "util_days": args.util_days,
+            "gpu_util_days": args.gpu_util_days, "seed": args.seed,
         }.items()
         if v is not None
     }  # fmt: skip

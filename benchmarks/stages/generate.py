@@ -14,7 +14,12 @@ def run(ctx: StageContext) -> StageOutput:
     p = ctx.params
     ctx.ready()
     manifest = generate_sample(
-        Path(p["out"]), scale=p["scale"], util_nodes=p["util_nodes"], util_days=p["util_days"], seed=p["seed"]
+        Path(p["out"]),
+        scale=p["scale"],
+        util_nodes=p["util_nodes"],
+        util_days=p["util_days"],
+        gpu_util_days=p.get("gpu_util_days"),
+        seed=p["seed"],
     )
     ctx.done()
     # Rows are counted by the harness once (the mirror is deterministic), not here.

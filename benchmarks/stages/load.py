@@ -1,5 +1,6 @@
-"""``load``: what the raw assets do, for some families — every landed file into the Parquet lake
-(``load_file``), then the ``raw.<family>`` views; ``load_file``: one file alone (the memory benchmark)."""
+"""``load``: what the raw assets do, for some families (``load_family``: every landed file into the
+Parquet lake, the ``raw.<family>`` views, the partitions pending for dbt); ``load_file``: one file alone
+(the memory benchmark)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,18 @@ from benchmarks.stages.lake import landed_bytes
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from pipelines.assets.raw import landed_sources
-    from pipelines.load.loader import load_file
+    from pipelines.assets.raw import load_family
     from pipelines.settings import load_settings
-    from pipelines.warehouse_db import refresh_views, writer
 
     settings = load_settings()
     families: list[str] = list(ctx.params["families"])
     ctx.ready()
     per_family: dict[str, dict[str, Any]] = {}
     for fam in families:
-        results = [load_file(settings, src) for src in landed_sources(settings, fam)]
+        loaded = load_family(settings, fam)
+        if loaded.errors:
+            raise RuntimeError("\n".join(str(e) for e in loaded.errors))
+        results = loaded.results
         per_family[fam] = {
             "files": len(results),
             "seconds": round(sum(r.seconds for r in results), 3),
@@ -31,8 +33,6 @@ def run(ctx: StageContext) -> StageOutput:
             "partitions_written": sum(len(r.swap.written) for r in results if r.swap),
             "partitions_unchanged": sum(len(r.swap.unchanged) for r in results if r.swap),
         }
-    with writer(settings) as con:
-        refresh_views(con, settings, families)
     ctx.done()
     return StageOutput(
         rows=sum(d["rows"] for d in per_family.values()),

@@ -11,12 +11,10 @@ from benchmarks.stages.lake import landed_bytes
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from pipelines.assets.raw import landed_sources
-    from pipelines.load.loader import load_file
+    from pipelines.assets.raw import load_family
     from pipelines.settings import load_settings
     from pipelines.sources.catalog import FIXED_FILES
     from pipelines.sources.landing import land_files
-    from pipelines.warehouse_db import refresh_views, writer
 
     settings = load_settings()
     families: list[str] = list(ctx.params["families"])
@@ -26,16 +24,21 @@ def run(ctx: StageContext) -> StageOutput:
     landed = land_files(settings, files)
     if landed.errors:
         raise RuntimeError("\n".join(str(e) for e in landed.errors))
-    results = [load_file(settings, src) for fam in families for src in landed_sources(settings, fam)]
-    with writer(settings) as con:
-        refresh_views(con, settings, families)
+    loads = [load_family(settings, fam) for fam in families]
     ctx.done()
+    errors = [str(e) for load in loads for e in load.errors]
+    if errors:
+        raise RuntimeError("\n".join(errors))
+    results = [r for load in loads for r in load.results]
     changed = [r for r in results if not r.skipped]
     detail: dict[str, Any] = {
         "files_landed_again": sum(f.changed for f in landed.landed),
         "files_reloaded": [r.state.mirror_path for r in changed],
         "partitions_written": sorted(k for r in changed if r.swap for k in r.swap.written),
         "partitions_unchanged": sum(len(r.swap.unchanged) for r in changed if r.swap),
+        "partitions_pending_dbt": {
+            fam: sorted(load.pending) for fam, load in zip(families, loads, strict=True)
+        },
     }
     return StageOutput(
         rows=sum(r.state.loaded for r in changed), bytes=landed_bytes(settings, families), detail=detail

@@ -12,6 +12,8 @@ from benchmarks.stages.lake import landed_bytes
 
 def run(ctx: StageContext) -> StageOutput:
     try:
+        import great_expectations  # noqa: F401  (start-up: imported once per process, like Dagster's)
+
         from pipelines.checks import refresh_quarantine_views
         from pipelines.checks.validation import validate_family
     except ImportError as exc:

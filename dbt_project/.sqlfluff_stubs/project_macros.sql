@@ -16,3 +16,4 @@
 {% macro stg_previous_work(family, cluster_name) %}select '{{ cluster_name }}' as cluster_name from {{ source('raw', family) }}{% endmacro %}
 {% macro stg_burstgpt_requests(family) %}select 1 as x from {{ source('raw', family) }}{% endmacro %}
 {% macro stg_utilization_metrics(family) %}select 1 as x from {{ source('raw', family) }}{% endmacro %}
+{% macro passed_rows(family, keys=none) %}passed as (select * from {{ source('raw', family) }}){% endmacro %}

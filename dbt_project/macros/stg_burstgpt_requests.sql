@@ -7,26 +7,7 @@
 {% macro stg_burstgpt_requests(family) -%}
 with
 
-source as (
-    select * from {{ source('raw', family) }}
-),
-
-quarantined as (
-    select distinct
-        _source_file,
-        _row_number
-    from {{ source('quarantine', family) }}
-),
-
-passed as (
-    select source.*
-    from source
-    left join quarantined
-        on
-            source._source_file = quarantined._source_file
-            and source._row_number = quarantined._row_number
-    where quarantined._row_number is null
-),
+{{ passed_rows(family) }},
 
 final as (
     select

@@ -7,28 +7,7 @@
 {% macro stg_utilization_metrics(family) -%}
 with
 
-source as (
-    select * from {{ source('raw', family) }}
-),
-
-quarantined as (
-    select distinct
-        _source_file,
-        _row_number,
-        series
-    from {{ source('quarantine', family) }}
-),
-
-passed as (
-    select source.*
-    from source
-    left join quarantined
-        on
-            source._source_file = quarantined._source_file
-            and source._row_number = quarantined._row_number
-            and source.series = quarantined.series
-    where quarantined._row_number is null
-),
+{{ passed_rows(family, keys=['_source_file', '_row_number', 'series']) }},
 
 final as (
     select

@@ -1,5 +1,8 @@
 """Raw assets: one per file family, loading its landed files into the Parquet lake and ``raw.<family>``."""
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
 import dagster as dg
 
 from pipelines.assets.landing import landing_key
@@ -40,6 +43,41 @@ def landed_sources(settings: Settings, family_key: str) -> list[SourceFile]:
             raise dg.Failure(f"{landed.mirror_path}: landed but not in the catalog")
         sources.append(SourceFile(upstream, landed.path, landed.sha256, landed.origin, landed.real_lines))
     return sorted(sources, key=lambda s: s.upstream.mirror_path)
+
+
+@dataclass
+class FamilyLoad:
+    """What loading a family's landed files did."""
+
+    results: list[LoadResult] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # partitions written or removed
+    pending: set[str] = field(default_factory=set)  # partitions now waiting for dbt
+
+
+def load_family(settings: Settings, family_key: str, log: Callable[[str], None] | None = None) -> FamilyLoad:
+    """Load every landed file of the family (a file that cannot be loaded is kept as an error and the
+    others go on), then refresh its ``raw``/``quarantine`` views and record the changed partitions for dbt.
+    ``log`` gets a line per file."""
+    say = log or (lambda _msg: None)
+    out = FamilyLoad()
+    for src in landed_sources(settings, family_key):
+        say(f"loading {src.upstream.mirror_path}")
+        try:
+            result = load_file(settings, src)
+        except LoadError as exc:
+            out.errors.append(exc)
+            continue
+        st = result.state
+        verb = "unchanged" if result.skipped else f"loaded in {result.seconds:.1f}s"
+        say(f"{st.mirror_path}: {st.loaded:,} rows, {st.rejected:,} rejected ({verb})")
+        out.results.append(result)
+    out.changed = sorted({k for r in out.results if r.swap for k in (*r.swap.written, *r.swap.removed)})
+    with writer(settings) as con:
+        refresh_views(con, settings, [family_key])
+        refresh_quarantine_views(con, settings, [family_key])
+        out.pending = add_pending(settings, family_key, out.changed)
+    return out
 
 
 def summarize(results: list[LoadResult]) -> dict[str, object]:
@@ -84,37 +122,21 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
     )
     def _raw(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
         settings = load_settings()
-        sources = landed_sources(settings, fam.key)
-        if not sources:
+        if not landed_sources(settings, fam.key):
             raise dg.Failure(f"{fam.catalog_name}: nothing landed yet; materialize landing/{fam.key} first")
-        results: list[LoadResult] = []
-        errors: list[LoadError] = []
-        for src in sources:
-            context.log.info(f"loading {src.upstream.mirror_path}")
-            try:
-                result = load_file(settings, src)
-            except LoadError as exc:
-                context.log.error(str(exc))
-                errors.append(exc)
-                continue
-            st = result.state
-            verb = "unchanged" if result.skipped else f"loaded in {result.seconds:.1f}s"
-            context.log.info(f"{st.mirror_path}: {st.loaded:,} rows, {st.rejected:,} rejected ({verb})")
-            results.append(result)
-        changed = sorted({k for r in results if r.swap for k in (*r.swap.written, *r.swap.removed)})
-        with writer(settings) as con:
-            refresh_views(con, settings, [fam.key])
-            refresh_quarantine_views(con, settings, [fam.key])
-            waiting = add_pending(settings, fam.key, changed)
+        loaded = load_family(settings, fam.key, context.log.info)
+        results, errors = loaded.results, loaded.errors
+        for exc in errors:
+            context.log.error(str(exc))
         if errors:
             raise dg.Failure(
-                f"{len(errors)} of {len(sources)} file(s) of {fam.catalog_name} could not be loaded:\n"
-                + "\n".join(str(e) for e in errors),
+                f"{len(errors)} of {len(results) + len(errors)} file(s) of {fam.catalog_name} could not be "
+                "loaded:\n" + "\n".join(str(e) for e in errors),
                 metadata=summarize(results) if results else None,
             )
         metadata = summarize(results)
-        metadata["partitions_changed"] = dg.MetadataValue.json(changed)
-        metadata["partitions_pending_dbt"] = len(waiting)
+        metadata["partitions_changed"] = dg.MetadataValue.json(loaded.changed)
+        metadata["partitions_pending_dbt"] = len(loaded.pending)
         return dg.MaterializeResult(metadata=metadata)
 
     return _raw

@@ -124,6 +124,7 @@ def frame_sql(
 
 
 FETCH_BATCH_ROWS = 1_000_000
+VALIDATION_DUCKDB_MEMORY = "512MB"
 _TEXT_TYPES = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
 
 
@@ -142,15 +143,22 @@ def _compact(batch: pa.RecordBatch, categorical: frozenset[str]) -> pa.RecordBat
 
 
 def fetch(con: duckdb.DuckDBPyConnection, sql: str, *, categorical: Iterable[str] = ()) -> pd.DataFrame:
-    """Run ``sql`` and return pandas: integers stay integers (nullable ``Int64``), and the named text
-    columns (file names, series) become categoricals to keep large batches small."""
+    """Run ``sql`` and return pandas: integers stay integers (``int64``, nullable ``Int64`` when a column
+    has nulls), and the named text columns (file names, series) become categoricals to keep large
+    batches small."""
     names = frozenset(categorical)
     reader = con.sql(sql).to_arrow_reader(FETCH_BATCH_ROWS)
     batches = [_compact(b, names) for b in reader]
     if not batches:
         batches = [_compact(pa.RecordBatch.from_pylist([], schema=reader.schema), names)]
     table = pa.Table.from_batches(batches).unify_dictionaries()
-    return table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype(), pa.int32(): pd.Int64Dtype()}.get)
+    df = table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype(), pa.int32(): pd.Int64Dtype()}.get)
+    # Integer columns without nulls as plain int64: GX compares numpy dtypes vectorized but walks
+    # nullable ones value by value in Python (measured: 3 M calls, 1.4 s on 1.5 M rows).
+    for name in table.column_names:
+        if pa.types.is_integer(table.schema.field(name).type) and table.column(name).null_count == 0:
+            df[name] = df[name].astype("int64")
+    return df
 
 
 def schema_frame(
@@ -169,6 +177,8 @@ def connect(settings: Settings) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB for reading the lake (never the warehouse file: no writer lock needed)."""
     tmp = settings.warehouse_dir / ".tmp"
     tmp.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(config={"temp_directory": str(tmp)})
+    # Frames leave DuckDB for pandas: DuckDB's own buffers (sorts, windows) are capped and spill to disk
+    # rather than sit beside the frames (measured: peak 1.72 -> 1.19 GiB validating BurstGPT at scale 0.5).
+    con = duckdb.connect(config={"temp_directory": str(tmp), "memory_limit": VALIDATION_DUCKDB_MEMORY})
     con.execute("set TimeZone = 'UTC'")
     return con

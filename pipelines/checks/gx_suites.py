@@ -114,10 +114,22 @@ def validate(
     }
     if complete:
         result_format["unexpected_index_column_names"] = list(index)
-    result = batch.validate(gx_suite, result_format=result_format)
+    try:
+        result = batch.validate(gx_suite, result_format=result_format)
+    finally:
+        _forget(batch)
     if not complete:
         _name_sample_rows(result, frame, index)
     return result
+
+
+def _forget(batch: Any) -> None:
+    """Drop GX's references to a validated batch: its execution engine keeps every batch's DataFrame by id
+    (and the Batch) for the life of the process (measured: +240 MiB after one BurstGPT validation at scale
+    0.5, growing with every family in a Dagster run)."""
+    engine = context().data_sources.get(DATASOURCE).get_execution_engine()  # type: ignore[union-attr]
+    engine.batch_manager.batch_data_cache.pop(batch.id, None)
+    engine.batch_manager.reset_batch_cache()
 
 
 def _name_sample_rows(

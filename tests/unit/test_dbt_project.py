@@ -12,6 +12,7 @@ import yaml
 
 from pipelines.assets import dbt as dbt_assets
 from pipelines.assets.dbt import (
+    BUILD_COMMAND,
     DBT_PROJECT_DIR,
     DbtManifestMissingError,
     dbt_build_args,
@@ -223,14 +224,15 @@ STATIC_SQL_CONFS = {"spark.sql.warehouse.dir", "spark.sql.shuffle.partitions"}
 
 
 def test_build_args_carry_the_partition_window() -> None:
-    assert dbt_build_args() == ["build"]
+    assert dbt_build_args() == BUILD_COMMAND
     assert dbt_build_args(["0002", "0001", "0002"]) == [
-        "build",
+        *BUILD_COMMAND,
         "--vars",
         '{"partition_keys": ["0001", "0002"]}',
     ]
     # nothing changed: replace no partition (an empty list would mean "rebuild everything")
-    assert dbt_build_args([]) == ["build", "--vars", '{"partition_keys": ["__none__"]}']
+    assert dbt_build_args([]) == [*BUILD_COMMAND, "--vars", '{"partition_keys": ["__none__"]}']
+    assert BUILD_COMMAND[:3] == ["build", "--exclude-resource-type", "unit_test"]
 
 
 def test_facts_replace_partitions_and_per_row_intermediates_are_views() -> None:

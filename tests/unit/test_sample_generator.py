@@ -155,8 +155,28 @@ def test_rerun_with_other_arguments_removes_stale_files(tmp_path: Path) -> None:
     assert len(messages) >= 40 and any("trace_seren.csv" in m for m in messages)
 
 
+def _data_lines(path: Path) -> int:
+    return len(path.read_bytes().splitlines()) - 1
+
+
+def test_gpu_util_gets_its_own_window_and_other_metrics_keep_theirs(tmp_path: Path) -> None:
+    out = tmp_path / "mirror"
+    generate_sample(out, scale=0.0001, util_days=1, gpu_util_days=3, util_nodes=2)
+    util = out / "huggingface/datasets/Qinghao/AcmeTrace/data/utilization"
+    seren_pieces = sorted(p.name for p in (util / "seren").glob("GPU_UTIL-*.csv"))
+    # +08:00 days from 2023-07-19 00:00 through 2023-07-22 00:00 (both ends included)
+    assert seren_pieces == [f"GPU_UTIL-2023-07-{d}.csv" for d in (19, 20, 21, 22)]
+    samples_1d, samples_3d = 86_400 // 15 + 1, 3 * 86_400 // 15 + 1
+    duplicated = 3  # DUPLICATE_TIME_ROWS, inside every metric's window
+    assert _data_lines(util / "kalos" / "GPU_UTIL.csv") == samples_3d + duplicated
+    assert _data_lines(util / "kalos" / "SM_ACTIVE.csv") == samples_1d + duplicated
+    assert sum(_data_lines(util / "seren" / name) for name in seren_pieces) == samples_3d + duplicated
+    assert manifest_doc(out)["generator"]["gpu_util_days"] == 3
+
+
 @pytest.mark.parametrize(
-    "kwargs", [{"scale": 0.0}, {"scale": 1.5}, {"util_nodes": 1}, {"util_days": 0}, {"seed": -1}]
+    "kwargs",
+    [{"scale": 0.0}, {"scale": 1.5}, {"util_nodes": 1}, {"util_days": 0}, {"gpu_util_days": 0}, {"seed": -1}],
 )
 def test_invalid_arguments_are_refused(tmp_path: Path, kwargs: dict) -> None:
     with pytest.raises(SampleError):

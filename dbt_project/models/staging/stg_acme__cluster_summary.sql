@@ -1,26 +1,7 @@
 -- One row per cluster of the published cluster_summary.csv: the papers' own numbers, renamed with units.
 with
 
-source as (
-    select * from {{ source('raw', 'acme__cluster_summary') }}
-),
-
-quarantined as (
-    select distinct
-        _source_file,
-        _row_number
-    from {{ source('quarantine', 'acme__cluster_summary') }}
-),
-
-passed as (
-    select source.*
-    from source
-    left join quarantined
-        on
-            source._source_file = quarantined._source_file
-            and source._row_number = quarantined._row_number
-    where quarantined._row_number is null
-),
+{{ passed_rows('acme__cluster_summary') }},
 
 final as (
     select

@@ -4,26 +4,7 @@
 {%- set raw_relation = source('raw', 'acme__ipmi_power') %}
 with
 
-source as (
-    select * from {{ raw_relation }}
-),
-
-quarantined as (
-    select distinct
-        _source_file,
-        _row_number
-    from {{ source('quarantine', 'acme__ipmi_power') }}
-),
-
-passed as (
-    select source.*
-    from source
-    left join quarantined
-        on
-            source._source_file = quarantined._source_file
-            and source._row_number = quarantined._row_number
-    where quarantined._row_number is null
-),
+{{ passed_rows('acme__ipmi_power') }},
 
 final as (
     select

@@ -1,26 +1,7 @@
 -- One row per Kalos job line that passed validation. Times in UTC (the file writes +00:00).
 with
 
-source as (
-    select * from {{ source('raw', 'acme__kalos_jobs') }}
-),
-
-quarantined as (
-    select distinct
-        _source_file,
-        _row_number
-    from {{ source('quarantine', 'acme__kalos_jobs') }}
-),
-
-passed as (
-    select source.*
-    from source
-    left join quarantined
-        on
-            source._source_file = quarantined._source_file
-            and source._row_number = quarantined._row_number
-    where quarantined._row_number is null
-),
+{{ passed_rows('acme__kalos_jobs') }},
 
 final as (
     select

@@ -1,26 +1,7 @@
 -- One row per Seren job line that passed validation. Times in UTC (the file writes UTC+8).
 with
 
-source as (
-    select * from {{ source('raw', 'acme__seren_jobs') }}
-),
-
-quarantined as (
-    select distinct
-        _source_file,
-        _row_number
-    from {{ source('quarantine', 'acme__seren_jobs') }}
-),
-
-passed as (
-    select source.*
-    from source
-    left join quarantined
-        on
-            source._source_file = quarantined._source_file
-            and source._row_number = quarantined._row_number
-    where quarantined._row_number is null
-),
+{{ passed_rows('acme__seren_jobs') }},
 
 final as (
     select

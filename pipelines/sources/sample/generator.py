@@ -71,12 +71,15 @@ def generate_sample(
     scale: float = DEFAULT_SCALE,
     util_nodes: int = 4,
     util_days: int = 1,
+    gpu_util_days: int | None = None,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> MirrorManifest:
     """Write a synthetic mirror of every upstream file at ``out`` (paths = the catalog's mirror paths),
     with ``MANIFEST.json`` and ``README.txt``. Same arguments → byte-identical files."""
-    params = SampleParams(scale=scale, util_nodes=util_nodes, util_days=util_days, seed=seed)
+    params = SampleParams(
+        scale=scale, util_nodes=util_nodes, util_days=util_days, seed=seed, gpu_util_days=gpu_util_days
+    )
     report = progress or _quiet
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -41,14 +41,14 @@ def server_load(params: SampleParams, layout: ClusterLayout, stem: str) -> tuple
     """IPs and a ``(samples, servers)`` busy fraction: the Seren GPU nodes for GPU_AB, other servers
     (own timelines) for GPU_C, a flat random load for the CPU servers of CPU_D."""
     if stem == "GPU_AB_Power":
-        return list(layout.ips), layout.node_busy(slice(0, len(layout.epochs)))
+        return list(layout.ips), layout.node_busy(slice(0, layout.samples))
     rng = stream(params.seed, f"ipmi/{stem}")
     n = max(1, params.util_nodes // 2)
     ips = [f"{SUBNETS[stem]}.{10 + k}" for k in range(n)]
     if stem == "CPU_D_Power":
-        return ips, rng.uniform(0.0, 1.0, (len(layout.epochs), n))
-    busy = busy_timeline(rng, len(layout.epochs), n * cal.GPUS_PER_NODE, cal.GPU_IDLE_SHARE["seren"])
-    return ips, busy.reshape(len(layout.epochs), n, cal.GPUS_PER_NODE).mean(axis=2)
+        return ips, rng.uniform(0.0, 1.0, (layout.samples, n))
+    busy = busy_timeline(rng, layout.samples, n * cal.GPUS_PER_NODE, cal.GPU_IDLE_SHARE["seren"])
+    return ips, busy.reshape(layout.samples, n, cal.GPUS_PER_NODE).mean(axis=2)
 
 
 def power_columns(
@@ -65,7 +65,7 @@ def write_ipmi(
     root: Path, params: SampleParams, progress: Progress, seren: ClusterLayout
 ) -> dict[str, MirrorEntry]:
     entries: dict[str, MirrorEntry] = {}
-    epochs = seren.epochs
+    epochs = seren.epochs[: seren.samples]
     for stem in IPMI_FILES:
         target = fixed_file("acme__ipmi_power", f"{stem}.csv")
         ips, load = server_load(params, seren, stem)

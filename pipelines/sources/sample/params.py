@@ -20,6 +20,11 @@ class SampleParams:
     util_nodes: int
     util_days: int
     seed: int
+    gpu_util_days: int | None = None  # days of GPU_UTIL (the most-studied metric); None: util_days
+
+    @property
+    def gpu_util_window_days(self) -> int:
+        return self.util_days if self.gpu_util_days is None else self.gpu_util_days
 
     def __post_init__(self) -> None:
         if not 0 < self.scale <= 1.0:
@@ -30,6 +35,8 @@ class SampleParams:
             )
         if self.util_days < 1:
             raise SampleError(f"util_days must be at least 1, got {self.util_days}")
+        if self.gpu_util_days is not None and self.gpu_util_days < 1:
+            raise SampleError(f"gpu_util_days must be at least 1, got {self.gpu_util_days}")
         if self.seed < 0:
             raise SampleError(f"seed must be a non-negative integer, got {self.seed}")
 
@@ -44,4 +51,5 @@ class SampleParams:
             "scale": self.scale,
             "util_nodes": self.util_nodes,
             "util_days": self.util_days,
+            "gpu_util_days": self.gpu_util_window_days,
         }

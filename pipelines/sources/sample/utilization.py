@@ -1,7 +1,7 @@
 """Wide utilization files ``data/utilization/{seren,kalos}/<METRIC>.csv`` (HuggingFace side).
 
-``Time`` (``YYYY-MM-DD HH:MM:SS+08:00``, every 15 s from ``UTIL_WINDOW_START`` through ``util_days`` days,
-both ends included as a Prometheus range query returns them), then one column per GPU ``<IP>-<index>``
+``Time`` (``YYYY-MM-DD HH:MM:SS+08:00``, every 15 s from ``UTIL_WINDOW_START`` through ``util_days`` days —
+``gpu_util_days`` for GPU_UTIL — both ends included as a Prometheus range query returns them), then one column per GPU ``<IP>-<index>``
 (DCGM) or per node ``<IP>`` (Prometheus). Quirks placed on purpose: duplicate ``Time`` rows, an all-empty
 row, an all-empty column, idle GPUs as empty profiling cells, Kalos node CPU above 100 %, Kalos
 ``SM_ACTIVE`` keyed by pod names, a header-only Kalos ``DRAM_ACTIVE``, Seren ``NODE_MEMORY_UTILIZATION``'s
@@ -46,10 +46,14 @@ class ClusterLayout:
     cluster: str
     ips: tuple[str, ...]
     pods: tuple[str, ...]
-    epochs: np.ndarray  # (samples,)
+    epochs: np.ndarray  # (samples,) of the longest window (GPU_UTIL's when it has more days)
     busy: np.ndarray  # (samples, gpus) bool
-    duplicate_rows: np.ndarray  # sample indexes written twice
-    empty_row: int  # sample index whose cells are all empty
+    duplicate_rows: np.ndarray  # sample indexes written twice (inside every metric's window)
+    empty_row: int  # sample index whose cells are all empty (inside every metric's window)
+    samples: int  # samples of the common window (util_days); GPU_UTIL may have more
+
+    def metric_samples(self, metric: str, params: SampleParams) -> int:
+        return window_samples(params.gpu_util_window_days) if metric == "GPU_UTIL" else self.samples
 
     def columns(self, metric: str) -> list[str]:
         if metric in PROMETHEUS_METRICS:
@@ -62,10 +66,15 @@ class ClusterLayout:
         return b.reshape(len(b), len(self.ips), cal.GPUS_PER_NODE).mean(axis=2)
 
 
+def window_samples(days: int) -> int:
+    """Samples in ``days`` days every 15 s, both ends included."""
+    return days * cal.SECONDS_PER_DAY // cal.SAMPLE_SECONDS + 1
+
+
 def sample_epochs(params: SampleParams) -> np.ndarray:
     start = epoch(cal.UTIL_WINDOW_START)
-    steps = params.util_days * cal.SECONDS_PER_DAY // cal.SAMPLE_SECONDS
-    return start + cal.SAMPLE_SECONDS * np.arange(steps + 1, dtype=np.int64)
+    days = max(params.util_days, params.gpu_util_window_days)
+    return start + cal.SAMPLE_SECONDS * np.arange(window_samples(days), dtype=np.int64)
 
 
 def cluster_ips(rng: np.random.Generator, cluster: str, n: int) -> tuple[str, ...]:
@@ -107,8 +116,9 @@ def build_layout(params: SampleParams, cluster: str) -> ClusterLayout:
     pods = kalos_pods(rng, params.util_nodes) if cluster == "kalos" else ()
     epochs = sample_epochs(params)
     busy = busy_timeline(rng, len(epochs), len(ips) * cal.GPUS_PER_NODE, cal.GPU_IDLE_SHARE[cluster])
-    picks = rng.choice(np.arange(1, len(epochs) - 1), size=cal.DUPLICATE_TIME_ROWS + 1, replace=False)
-    return ClusterLayout(cluster, ips, pods, epochs, busy, np.sort(picks[1:]), int(picks[0]))
+    common = min(window_samples(params.util_days), len(epochs))
+    picks = rng.choice(np.arange(1, common - 1), size=cal.DUPLICATE_TIME_ROWS + 1, replace=False)
+    return ClusterLayout(cluster, ips, pods, epochs, busy, np.sort(picks[1:]), int(picks[0]), common)
 
 
 @dataclass(frozen=True)
@@ -127,7 +137,7 @@ class CellPatch:
 def cell_patch(params: SampleParams, layout: ClusterLayout, metric: str, width: int) -> CellPatch | None:
     """Kalos node CPU above 100 % (max exactly 238.9); one guaranteed non-zero XID per file."""
     rng = stream(params.seed, f"util/{layout.cluster}/{metric}/patch")
-    candidates = np.setdiff1d(np.arange(len(layout.epochs)), [layout.empty_row])
+    candidates = np.setdiff1d(np.arange(layout.metric_samples(metric, params)), [layout.empty_row])
     if layout.cluster == "kalos" and metric == "NODE_CPU_UTILIZATION":
         k = cal.KALOS_NODE_CPU_OVER_100_CELLS
         values = np.round(rng.uniform(100.5, cal.KALOS_NODE_CPU_MAX - 0.1, k), 3)
@@ -181,8 +191,9 @@ def _formatted_chunks(
     width = len(metric_header(layout, metric)) - 1
     patch = cell_patch(params, layout, metric, width)
     step = max(1, cal.UTIL_CHUNK_CELLS // width)
-    for a in range(0, len(layout.epochs), step):
-        rows = slice(a, min(a + step, len(layout.epochs)))
+    samples = layout.metric_samples(metric, params)
+    for a in range(0, samples, step):
+        rows = slice(a, min(a + step, samples))
         values = _chunk_values(rng, layout, metric, rows, patch)
         repeat = 1 + np.isin(np.arange(rows.start, rows.stop), layout.duplicate_rows)
         order = np.repeat(np.arange(rows.stop - rows.start), repeat)
