@@ -120,7 +120,7 @@ def publish(
 ) -> SwapResult:
     """Move staged partition files into the lake; keep files whose content hash did not change.
 
-    ``staging`` holds ``_partition=<key>/*.parquet`` (one file each, as DuckDB's partitioned COPY writes).
+    ``staging`` holds ``_partition=<key>/*.parquet``, one file each (the loader merges split partitions).
     """
     result = SwapResult([], [], [])
     for key, digest in sorted(new.items()):

@@ -308,3 +308,24 @@ def test_wide_utilization_is_unpivoted(warehouse: Settings, tmp_path: Path) -> N
     assert (st.lines, st.loaded, st.rejected, st.values, st.empty_cells) == (4, 3, 1, 3, 6)
     (rej,) = rejects(warehouse, "acme__gpu_metrics")
     assert rej["reason"] == "column 10.140.0.1-0: 'bad' is not a number"
+
+
+def test_partitions_split_by_the_copy_are_merged_into_one_file(
+    warehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More partitions than the COPY keeps open (BurstGPT_3 spans ~120 days): DuckDB starts a second file
+    for a partition it had closed; the lake still gets one file per partition, every row once."""
+    from pipelines.load import loader
+
+    monkeypatch.setattr(loader, "PARTITION_FLUSH_ROWS", 1)
+    monkeypatch.setattr(loader, "MAX_OPEN_PARTITION_FILES", 1)
+    days = [i % 3 for i in range(9_001)]  # rows return to partitions the COPY closed (it works in chunks)
+    lines = [f"{d * 86_400 + i},ChatGPT,{i},1,{i + 1},API log" for i, d in enumerate(days)]
+    path = write(tmp_path, "BurstGPT_1.csv", BURST_HEADER + "\n" + "\n".join(lines) + "\n")
+    result = load(warehouse, upstream("BurstGPT_1.csv"), path)
+    assert result.state.loaded == len(lines) and result.state.rejected == 0
+    folders = sorted((warehouse.raw_dir / "burstgpt__requests").glob("_partition=*"))
+    assert [sorted(p.name for p in f.iterdir()) for f in folders] == [["BurstGPT_1.parquet"]] * 3
+    rows = raw_rows(warehouse, "burstgpt__requests")
+    assert [r["_row_number"] for r in rows] == list(range(2, 2 + len(lines)))
+    assert {p.key: p.rows for p in result.state.partitions} == {"0000": 3_001, "0001": 3_000, "0002": 3_000}
