@@ -172,6 +172,10 @@ def test_gpu_util_gets_its_own_window_and_other_metrics_keep_theirs(tmp_path: Pa
     assert _data_lines(util / "kalos" / "SM_ACTIVE.csv") == samples_1d + duplicated
     assert sum(_data_lines(util / "seren" / name) for name in seren_pieces) == samples_3d + duplicated
     assert manifest_doc(out)["generator"]["gpu_util_days"] == 3
+    # a shorter GPU_UTIL window still gets the duplicate Time rows (they sit in every file's window)
+    generate_sample(out, scale=0.0001, util_days=2, gpu_util_days=1, util_nodes=2)
+    assert _data_lines(util / "kalos" / "GPU_UTIL.csv") == samples_1d + duplicated
+    assert _data_lines(util / "kalos" / "SM_ACTIVE.csv") == 2 * 86_400 // 15 + 1 + duplicated
 
 
 @pytest.mark.parametrize(

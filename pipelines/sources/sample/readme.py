@@ -24,7 +24,8 @@ def readme_text(params: SampleParams, files: Mapping[str, MirrorEntry]) -> str:
             "",
             "Every row in this folder was generated at random by pipelines.sources.sample "
             f"(seed={params.seed}, scale={params.scale}, util_nodes={params.util_nodes}, "
-            f"util_days={params.util_days}, gpu_util_days={params.gpu_util_window_days}), EXCEPT these real upstream lines (CC-BY-4.0, see "
+            f"util_days={params.util_days}, gpu_util_days={params.gpu_util_window_days}), "
+            "EXCEPT these real upstream lines (CC-BY-4.0, see "
             "pipelines/sources/real/README.md for attribution):",
             *real,
             "",

@@ -1,8 +1,8 @@
 """Wide utilization files ``data/utilization/{seren,kalos}/<METRIC>.csv`` (HuggingFace side).
 
-``Time`` (``YYYY-MM-DD HH:MM:SS+08:00``, every 15 s from ``UTIL_WINDOW_START`` through ``util_days`` days —
-``gpu_util_days`` for GPU_UTIL — both ends included as a Prometheus range query returns them), then one column per GPU ``<IP>-<index>``
-(DCGM) or per node ``<IP>`` (Prometheus). Quirks placed on purpose: duplicate ``Time`` rows, an all-empty
+``Time`` (``YYYY-MM-DD HH:MM:SS+08:00``, every 15 s from ``UTIL_WINDOW_START`` through ``util_days`` days
+— ``gpu_util_days`` for GPU_UTIL — both ends included as a Prometheus range query returns them), then one
+column per GPU ``<IP>-<index>`` (DCGM) or per node ``<IP>`` (Prometheus). Quirks placed on purpose: duplicate ``Time`` rows, an all-empty
 row, an all-empty column, idle GPUs as empty profiling cells, Kalos node CPU above 100 %, Kalos
 ``SM_ACTIVE`` keyed by pod names, a header-only Kalos ``DRAM_ACTIVE``, Seren ``NODE_MEMORY_UTILIZATION``'s
 spurious ``<IP>.1`` column, and one metric per cluster split into ``<METRIC>-<date>.csv`` pieces.
@@ -50,7 +50,7 @@ class ClusterLayout:
     busy: np.ndarray  # (samples, gpus) bool
     duplicate_rows: np.ndarray  # sample indexes written twice (inside every metric's window)
     empty_row: int  # sample index whose cells are all empty (inside every metric's window)
-    samples: int  # samples of the common window (util_days); GPU_UTIL may have more
+    samples: int  # samples of every metric but GPU_UTIL (util_days)
 
     def metric_samples(self, metric: str, params: SampleParams) -> int:
         return window_samples(params.gpu_util_window_days) if metric == "GPU_UTIL" else self.samples
@@ -116,9 +116,10 @@ def build_layout(params: SampleParams, cluster: str) -> ClusterLayout:
     pods = kalos_pods(rng, params.util_nodes) if cluster == "kalos" else ()
     epochs = sample_epochs(params)
     busy = busy_timeline(rng, len(epochs), len(ips) * cal.GPUS_PER_NODE, cal.GPU_IDLE_SHARE[cluster])
-    common = min(window_samples(params.util_days), len(epochs))
-    picks = rng.choice(np.arange(1, common - 1), size=cal.DUPLICATE_TIME_ROWS + 1, replace=False)
-    return ClusterLayout(cluster, ips, pods, epochs, busy, np.sort(picks[1:]), int(picks[0]), common)
+    shortest = window_samples(min(params.util_days, params.gpu_util_window_days))  # quirks in every file
+    picks = rng.choice(np.arange(1, shortest - 1), size=cal.DUPLICATE_TIME_ROWS + 1, replace=False)
+    samples = window_samples(params.util_days)
+    return ClusterLayout(cluster, ips, pods, epochs, busy, np.sort(picks[1:]), int(picks[0]), samples)
 
 
 @dataclass(frozen=True)
