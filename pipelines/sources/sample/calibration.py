@@ -75,13 +75,13 @@ CPU_JOB_CPUS: GpuShape = ((1, 2, 4, 8, 16, 32, 64), (0.25, 0.2, 0.2, 0.15, 0.1, 
 # COMPLETED < 1). `make bench` checks them on the built marts. GPU time is carried by a few hundred huge,
 # long jobs: at small scales the shares are noise.
 SEREN_STATE_RUN_FACTOR = {"COMPLETED": 1.0, "CANCELLED": 42.0, "FAILED": 0.69}
-KALOS_STATE_RUN_FACTOR = {"COMPLETED": 0.9, "CANCELLED": 100.0, "FAILED": 0.215}
+KALOS_STATE_RUN_FACTOR = {"COMPLETED": 0.84, "CANCELLED": 100.0, "FAILED": 0.2}
 # [V] medians of GPU jobs: run 122 s (Seren), 124 s (Kalos, of its `duration` column).
 PUBLISHED_SEREN_MEDIAN_RUN_S = 122
 PUBLISHED_KALOS_MEDIAN_RUN_S = 124
 SEREN_RUN_MEDIAN_S = {"Eval": 92.0, "SFT": 300.0, "Other": 105.0, "Pretrain": 1700.0, "MLLM": 600.0,
                       "Debug": 200.0}  # fmt: skip
-KALOS_RUN_MEDIAN_S = {"Eval": 70.0, "SFT": 400.0, "Other": 120.0, "Pretrain": 2100.0, "Debug": 150.0}
+KALOS_RUN_MEDIAN_S = {"Eval": 80.0, "SFT": 400.0, "Other": 120.0, "Pretrain": 2700.0, "Debug": 150.0}
 RUN_SIGMA = 1.9
 CPU_RUN_MEDIAN_S = {"seren": 14.0, "kalos": 5.0}  # [V] med_run_time_cpu 14 / 22 (Kalos: + queue)
 CPU_RUN_SIGMA = 2.0
