@@ -44,7 +44,7 @@ STAGE_DESCRIPTIONS = {
         for f in MEMORY_FACTORS
     },
     "calibration_load": "raw load for the calibration (jobs, BurstGPT 1–3, GPU_UTIL and node CPU)",
-    "calibration_dbt": "dbt run of the marts the calibration queries read, and their parents",
+    "calibration_dbt": "dbt build (no tests) of the marts the calibration reads, their parents and seeds",
 }
 CALIBRATION_DUCKDB_MEMORY = "8GB"
 BUILD_STAGES = ("load", "validate", "dbt_build", "dbt_build_spark", "report")

@@ -1,11 +1,12 @@
 """``dbt_build``: ``dbt build`` of the whole dbt project over the warehouse (models, seeds, data tests), as
-the Dagster dbt assets run it: a ``dbt`` subprocess with the settings' environment. With ``incremental``
-the incremental facts replace only the raw partitions pending since the last build (the refresh); without,
-every partition is rebuilt. Either way the pending partitions are consumed afterwards, as the asset does.
-With ``select`` (dbt model names) only those models, their parents and the seeds are built, without tests:
-the calibration's marts. Its target and log
-folders go to the benchmark's work folder, so a run never touches ``dbt_project/target``. Unavailable
-until pipelines/assets/dbt.py and dbt_project/ exist."""
+the Dagster dbt assets run it: a ``dbt`` subprocess with the settings' environment.
+
+With ``incremental`` the incremental facts replace only the raw partitions pending since the last build
+(the refresh); without, every partition is rebuilt; either way the pending partitions are consumed
+afterwards, as the asset does. With ``select`` (dbt model names) only those models, their parents and the
+seeds are built, without tests (the calibration's marts). Target and log folders go to the benchmark's work
+folder, so a run never touches ``dbt_project/target``. Unavailable until pipelines/assets/dbt.py and
+dbt_project/ exist."""
 
 from __future__ import annotations
 

@@ -17,3 +17,5 @@
 {% macro stg_burstgpt_requests(family) %}select 1 as x from {{ source('raw', family) }}{% endmacro %}
 {% macro stg_utilization_metrics(family) %}select 1 as x from {{ source('raw', family) }}{% endmacro %}
 {% macro passed_rows(family, keys=none) %}passed as (select * from {{ source('raw', family) }}){% endmacro %}
+{% macro percentiles_cont(expression, fractions) %}quantile_cont({{ expression }}, [{{ fractions | join(', ') }}]){% endmacro %}
+{% macro array_at(array, index) %}{{ array }}[{{ index }}]{% endmacro %}

@@ -25,9 +25,7 @@ stats as (
         count(*) as samples,
         count(distinct samples.node_key) as nodes,
         count(distinct case when samples.metric_level = 'gpu' then samples.gpu_key end) as gpus,
-        {%- for fraction in fractions %}
-        {{ percentile_cont('samples.value', fraction) }} as p{{ (fraction * 100) | int }},
-        {%- endfor %}
+        {{ percentiles_cont('samples.value', fractions) }} as percentiles,
         avg(samples.value) as mean_value,
         max(samples.value) as max_value,
         cast({{ count_where("samples.value = 0") }} as {{ type_double() }}) / count(*) as share_at_zero
@@ -36,28 +34,46 @@ stats as (
     group by clusters.cluster_name, samples.metric, samples.metric_level, samples.unit
 ),
 
+unpacked as (
+    select
+        cluster_name,
+        metric,
+        metric_level,
+        unit,
+        samples,
+        nodes,
+        gpus,
+        {%- for fraction in fractions %}
+        {{ array_at('percentiles', loop.index) }} as p{{ (fraction * 100) | int }},
+        {%- endfor %}
+        mean_value,
+        max_value,
+        share_at_zero
+    from stats
+),
+
 final as (
     select
-        stats.*,
+        unpacked.*,
         published_median.published_value as published_median,
         published_zero.published_value as published_share_at_zero,
         published_max.published_value as published_max
-    from stats
+    from unpacked
     left join published as published_median
         on
             published_median.measure = 'median'
-            and stats.cluster_name = published_median.scope
-            and stats.metric = published_median.subject
+            and unpacked.cluster_name = published_median.scope
+            and unpacked.metric = published_median.subject
     left join published as published_zero
         on
             published_zero.measure = 'share_at_zero'
-            and stats.cluster_name = published_zero.scope
-            and stats.metric = published_zero.subject
+            and unpacked.cluster_name = published_zero.scope
+            and unpacked.metric = published_zero.subject
     left join published as published_max
         on
             published_max.measure = 'max'
-            and stats.cluster_name = published_max.scope
-            and stats.metric = published_max.subject
+            and unpacked.cluster_name = published_max.scope
+            and unpacked.metric = published_max.subject
 )
 
 select * from final
