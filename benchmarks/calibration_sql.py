@@ -49,23 +49,22 @@ select cluster_name || '.gpu_job_share', gpu_jobs / jobs from analysis.cluster_j
     ("cluster_job_counts",),
 )
 
-GPU_STATE_SHARES = CalibrationQuery(
-    "GPU-job final states",
-    """select cluster_name || '.gpu_state_share.count.' || state_group, share_by_count from analysis.job_state_shares
-union all
-select cluster_name || '.gpu_state_share.gpu_time.' || state_group, share_by_reported_gpu_time
-from analysis.job_state_shares""",
-    ("job_state_shares",),
-)
 
-GPU_TYPE_SHARES = CalibrationQuery(
-    "GPU-job types",
-    """select cluster_name || '.gpu_type_share.count.' || job_type, share_by_count from analysis.job_type_shares
+def _gpu_job_shares(name: str, mart: str, key: str, column: str) -> CalibrationQuery:
+    """Shares of GPU jobs by count and by GPU time, per cluster and ``column`` value, from a shares mart."""
+    return CalibrationQuery(
+        name,
+        f"""select cluster_name || '.{key}.count.' || {column}, share_by_count from analysis.{mart}
 union all
-select cluster_name || '.gpu_type_share.gpu_time.' || job_type, share_by_reported_gpu_time
-from analysis.job_type_shares""",
-    ("job_type_shares",),
+select cluster_name || '.{key}.gpu_time.' || {column}, share_by_reported_gpu_time from analysis.{mart}""",
+        (mart,),
+    )
+
+
+GPU_STATE_SHARES = _gpu_job_shares(
+    "GPU-job final states", "job_state_shares", "gpu_state_share", "state_group"
 )
+GPU_TYPE_SHARES = _gpu_job_shares("GPU-job types", "job_type_shares", "gpu_type_share", "job_type")
 
 GPU_JOB_SHAPE = CalibrationQuery(
     "GPU-job shape",

@@ -25,10 +25,18 @@ PARTIAL_PARSE = "partial_parse.msgpack"
 
 def run(ctx: StageContext) -> StageOutput:
     try:
-        from pipelines.assets.dbt import DBT_PROJECT_DIR, dbt_build_args, dbt_env, dbt_executable, dbt_target
+        from pipelines.assets.dbt import (
+            DBT_PROJECT_DIR,
+            consume_partitions,
+            dbt_build_args,
+            dbt_env,
+            dbt_executable,
+            dbt_target,
+            pending_partitions,
+        )
     except ImportError as exc:
         raise StageUnavailable(f"the dbt assets are not importable: {exc}") from exc
-    from pipelines.refresh.pending import FACTS_BY_FAMILY, consumable, consume, pending
+    from pipelines.refresh.pending import FACTS_BY_FAMILY
     from pipelines.settings import load_settings
 
     if not (DBT_PROJECT_DIR / "dbt_project.yml").is_file():
@@ -50,7 +58,7 @@ def run(ctx: StageContext) -> StageOutput:
     env = {**os.environ, **dbt_env(settings)}
     families: list[str] = list(ctx.params["families"])
     ctx.ready()
-    waiting = pending(settings)
+    waiting = pending_partitions(settings)
     keys = sorted(set().union(*waiting.values())) if ctx.params.get("incremental") else None
     select = [f"+{name}" for name in ctx.params.get("select", [])]
     models_only = ["build", "--select", *select, "--resource-type", "model", "seed"]
@@ -60,7 +68,7 @@ def run(ctx: StageContext) -> StageOutput:
     argv += ["--target-path", str(target), "--log-path", str(logs)]
     proc = subprocess.run(argv, cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False)
     if proc.returncode == 0 and not select:
-        consume(settings, consumable(waiting, {m for facts in FACTS_BY_FAMILY.values() for m in facts}))
+        consume_partitions(settings, waiting, {m for facts in FACTS_BY_FAMILY.values() for m in facts})
     ctx.done()
     print(proc.stdout[-20_000:])
     summary = [line[line.index("Done.") :] for line in proc.stdout.splitlines() if "Done. PASS=" in line]

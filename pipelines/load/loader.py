@@ -91,11 +91,10 @@ def _connect(settings: Settings) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _merge_split_partitions(con: duckdb.DuckDBPyConnection, staging: Path) -> list[str]:
+def _merge_split_partitions(con: duckdb.DuckDBPyConnection, staging: Path) -> None:
     """One Parquet file per partition, as the lake keeps them: a partitioned COPY with more partitions than
     open files closes some and later starts a second file for them (BurstGPT_3 spans ~120 days). Such
-    files are merged in write order; returns the partition folders that were merged."""
-    merged = []
+    files are merged in write order."""
     for folder in sorted(staging.glob(f"{PARTITION_DIR_PREFIX}*")):
         files = sorted(folder.glob("*.parquet"), key=lambda p: (len(p.stem), p.stem))  # data_2 < data_10
         if len(files) < 2:
@@ -108,8 +107,6 @@ def _merge_split_partitions(con: duckdb.DuckDBPyConnection, staging: Path) -> li
         for path in files:
             path.unlink()
         target.rename(folder / "data_0.parquet")
-        merged.append(folder.name)
-    return merged
 
 
 def _table_select(src: SourceFile, schema: FileSchema, header: list[str], origin: str, loaded_at: str) -> str:

@@ -51,9 +51,10 @@ class ClusterLayout:
     duplicate_rows: np.ndarray  # sample indexes written twice (inside every metric's window)
     empty_row: int  # sample index whose cells are all empty (inside every metric's window)
     samples: int  # samples of every metric but GPU_UTIL (util_days)
+    gpu_util_samples: int  # samples of GPU_UTIL (gpu_util_days)
 
-    def metric_samples(self, metric: str, params: SampleParams) -> int:
-        return window_samples(params.gpu_util_window_days) if metric == "GPU_UTIL" else self.samples
+    def metric_samples(self, metric: str) -> int:
+        return self.gpu_util_samples if metric == "GPU_UTIL" else self.samples
 
     def columns(self, metric: str) -> list[str]:
         if metric in PROMETHEUS_METRICS:
@@ -118,8 +119,10 @@ def build_layout(params: SampleParams, cluster: str) -> ClusterLayout:
     busy = busy_timeline(rng, len(epochs), len(ips) * cal.GPUS_PER_NODE, cal.GPU_IDLE_SHARE[cluster])
     shortest = window_samples(min(params.util_days, params.gpu_util_window_days))  # quirks in every file
     picks = rng.choice(np.arange(1, shortest - 1), size=cal.DUPLICATE_TIME_ROWS + 1, replace=False)
-    samples = window_samples(params.util_days)
-    return ClusterLayout(cluster, ips, pods, epochs, busy, np.sort(picks[1:]), int(picks[0]), samples)
+    return ClusterLayout(
+        cluster, ips, pods, epochs, busy, np.sort(picks[1:]), int(picks[0]),
+        samples=window_samples(params.util_days), gpu_util_samples=window_samples(params.gpu_util_window_days),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ class CellPatch:
 def cell_patch(params: SampleParams, layout: ClusterLayout, metric: str, width: int) -> CellPatch | None:
     """Kalos node CPU above 100 % (max exactly 238.9); one guaranteed non-zero XID per file."""
     rng = stream(params.seed, f"util/{layout.cluster}/{metric}/patch")
-    candidates = np.setdiff1d(np.arange(layout.metric_samples(metric, params)), [layout.empty_row])
+    candidates = np.setdiff1d(np.arange(layout.metric_samples(metric)), [layout.empty_row])
     if layout.cluster == "kalos" and metric == "NODE_CPU_UTILIZATION":
         k = cal.KALOS_NODE_CPU_OVER_100_CELLS
         values = np.round(rng.uniform(100.5, cal.KALOS_NODE_CPU_MAX - 0.1, k), 3)
@@ -192,7 +195,7 @@ def _formatted_chunks(
     width = len(metric_header(layout, metric)) - 1
     patch = cell_patch(params, layout, metric, width)
     step = max(1, cal.UTIL_CHUNK_CELLS // width)
-    samples = layout.metric_samples(metric, params)
+    samples = layout.metric_samples(metric)
     for a in range(0, samples, step):
         rows = slice(a, min(a + step, samples))
         values = _chunk_values(rng, layout, metric, rows, patch)
