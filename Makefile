@@ -28,10 +28,10 @@ $(CURDIR)/.tools/bin/uv:
 # dagster-dbt reads dbt's manifest when the definitions load: `dbt parse` makes it (no database opened).
 DBT_FILES := $(shell find dbt_project -path dbt_project/target -prune -o -type f \( -name '*.sql' -o -name '*.yml' -o -name '*.csv' \) -print)
 dbt_project/target/duckdb/manifest.json: .venv/.installed $(DBT_FILES)
-	$(UV) run --frozen python -m pipelines.assets.dbt_prepare
+	$(UV) run --frozen python -m pipelines.warehouse.dbt_build
 
 dbt_project/target/spark/manifest.json: .venv/.installed $(DBT_FILES)
-	$(UV) run --frozen python -m pipelines.assets.dbt_prepare --engine spark
+	$(UV) run --frozen python -m pipelines.warehouse.dbt_build --engine spark
 
 install: .venv/.installed dbt_project/target/duckdb/manifest.json dbt_project/target/spark/manifest.json
 

@@ -22,7 +22,7 @@ from benchmarks import inputs, warehouses, workload
 from benchmarks.options import MEMORY_FACTORS, PHASE_STAGES, TINY_SCALE, Options, parse_options
 from benchmarks.runner import RunRecord, StageRunner
 from benchmarks.summary import StageSummary
-from pipelines.sources.catalog import UpstreamFile
+from pipelines.families.upstream import UpstreamFile
 
 STAGE_DESCRIPTIONS = {
     "generate": "the synthetic mirror at --scale (every file, utilization by --util-nodes/--util-days)",

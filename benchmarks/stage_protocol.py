@@ -5,7 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipelines.settings import Settings
 
 
 class StageUnavailable(Exception):
@@ -29,6 +33,13 @@ class StageContext:
     started_at: float
     ready_at: float | None = None
     done_at: float | None = None
+
+    @cached_property
+    def settings(self) -> Settings:
+        """The stage process's settings (its environment, set by the harness), read once."""
+        from pipelines.settings import load_settings
+
+        return load_settings()
 
     def ready(self) -> None:
         """Imports done, engines loaded: everything after this is work."""

@@ -11,14 +11,9 @@ import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from pipelines.settings import Settings, load_settings
-from pipelines.sources.catalog import HF_MIRROR_PREFIX, UTILIZATION_DIR, UpstreamFile
+from pipelines.families.upstream import HF_MIRROR_PREFIX, UTILIZATION_DIR, UpstreamFile
+from pipelines.settings import SETTINGS_VARS, Settings, load_settings
 
-# Settings variables of the developer's shell that must not leak into a stage (as tests/conftest.py).
-SETTINGS_VARS = (
-    "WAREHOUSE_DIR", "TRACE_SOURCE", "TRACE_MIRROR_DIR", "TRACE_ENGINE", "TRACE_GITHUB_RAW_URL",
-    "TRACE_GITHUB_URL", "HF_ENDPOINT", "HF_TOKEN", "BURSTGPT_START_DATE", "DAGSTER_HOME", "DAGSTER_PORT",
-)  # fmt: skip
 # What a reset keeps: the landed files and their manifest (the input), and the Dagster instance.
 KEPT_ON_RESET = frozenset({"landing", "manifest", ".dagster"})
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pipelines.sources.catalog import FIXED_FILES, UpstreamFile, discover_utilization
+from pipelines.families.registry import fixed_files
+from pipelines.families.upstream import UpstreamFile, discover_utilization
 
 JOB_FAMILIES = ("acme__seren_jobs", "acme__kalos_jobs")
 REQUESTS_FAMILY = "burstgpt__requests"
@@ -30,7 +31,7 @@ MEMORY_FILE = ("kalos", "POWER_USAGE")
 
 def _fixed(family: str, file_names: Iterable[str] | None = None) -> list[UpstreamFile]:
     names = set(file_names) if file_names is not None else None
-    return [f for f in FIXED_FILES if f.family == family and (names is None or f.file_name in names)]
+    return [f for f in fixed_files() if f.family == family and (names is None or f.file_name in names)]
 
 
 def workload_files() -> list[UpstreamFile]:

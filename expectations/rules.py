@@ -12,7 +12,7 @@ the ``rule`` value of quarantined rows. Its ``kind`` says what a violation means
 
 Each rule is exactly one Great Expectations expectation (``Expect``), described by its GX type name and
 keyword arguments so that suite modules stay plain data: importing ``great_expectations`` takes seconds and
-happens only when a validation runs (``pipelines/checks/gx_suites.py`` turns these into GX objects).
+happens only when a validation runs (``pipelines/validate/gx_suites.py`` turns these into GX objects).
 
 Rules that compare values *within* a row (``gpu_time = duration × gpu_num``) run their expectation on a
 **derived column** computed in the frame's DuckDB query (``Rule.derived``: name → SQL expression), so the GX
@@ -95,7 +95,7 @@ def pair_equal(column_a: str, column_b: str) -> Expect:
 
 
 class FrameSources(Protocol):
-    """What a custom frame's SELECT may read (implemented in ``pipelines/checks/frames.py``)."""
+    """What a custom frame's SELECT may read (implemented in ``pipelines/validate/frames.py``)."""
 
     @property
     def rows(self) -> str:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pipelines.settings import ENGINES, SOURCES, SettingsError, load_settings
+from pipelines.settings import ENGINES, PROJECT_ROOT, SOURCES, SettingsError, child_environment, load_settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,17 +43,17 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _apply_run_flags(args: argparse.Namespace) -> None:
-    if args.source:
-        os.environ["TRACE_SOURCE"] = args.source
-    if args.mirror:
-        os.environ["TRACE_MIRROR_DIR"] = str(args.mirror.resolve())
-    if args.engine:
-        os.environ["TRACE_ENGINE"] = args.engine
+def _run_flags(args: argparse.Namespace) -> dict[str, str | None]:
+    """The run's flags as the settings variables they override."""
+    return {
+        "TRACE_SOURCE": args.source,
+        "TRACE_MIRROR_DIR": str(args.mirror.resolve()) if args.mirror else None,
+        "TRACE_ENGINE": args.engine,
+    }
 
 
 def _sample(args: argparse.Namespace) -> int:
-    from pipelines.sources.sample import generate_sample
+    from pipelines.sample import generate_sample
 
     kwargs = {
         k: v
@@ -72,20 +72,18 @@ def _sample(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pipelines.run import run_pipeline
 
-    _apply_run_flags(args)
-    return run_pipeline(load_settings(), args.select)
+    return run_pipeline(load_settings(overrides=_run_flags(args)), args.select)
 
 
 def _sql(args: argparse.Namespace) -> int:
-    from pipelines.sql_shell import interactive, run_query
+    from pipelines.warehouse.shell import interactive, run_query
 
     settings = load_settings()
     return run_query(settings, args.query) if args.query else interactive(settings)
 
 
 def _dev(args: argparse.Namespace) -> int:
-    from pipelines.instance import ensure_dagster_home
-    from pipelines.settings import PROJECT_ROOT
+    from pipelines.defs.instance import ensure_dagster_home
 
     settings = load_settings()
     ensure_dagster_home(settings)
@@ -94,7 +92,7 @@ def _dev(args: argparse.Namespace) -> int:
     print(f"Dagster UI: http://127.0.0.1:{port} (instance {settings.dagster_home})", file=sys.stderr)
     os.chdir(PROJECT_ROOT)
     cmd = [sys.executable, "-m", "dagster", "dev", "-h", "127.0.0.1", "-p", port, "-w", workspace]
-    os.execv(sys.executable, cmd)
+    os.execve(sys.executable, cmd, child_environment(settings))
     return 0  # not reached
 
 

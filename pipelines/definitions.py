@@ -1,36 +1,39 @@
-"""The Dagster code location: merges the asset modules. Nothing here touches the network or the warehouse;
-the dbt assets read the dbt manifest that `make install` produced."""
+"""The Dagster code location: merges the asset modules of ``pipelines/defs/`` with resources built from the
+settings. Nothing here touches the network or the warehouse; the dbt assets read the dbt manifest that
+`make install` produced. ``dagster dev`` and ``dagster`` commands load :data:`defs`; ``trace-warehouse run``
+builds the same graph from the settings its flags resolved (:func:`build_definitions`)."""
 
 from __future__ import annotations
 
 import dagster as dg
 
-from pipelines.assets.dbt import dbt_assets_defs, dbt_resource
-from pipelines.assets.landing import landing_assets
-from pipelines.assets.raw import raw_assets
-from pipelines.assets.reports import report_assets
-from pipelines.automation import daily_refresh, refresh_job, upstream_change_sensor
-from pipelines.checks import asset_checks
+from pipelines.defs.automation import daily_refresh, refresh_job, upstream_change_sensor
+from pipelines.defs.checks import family_asset_checks
+from pipelines.defs.dbt import dbt_assets_defs
+from pipelines.defs.landing import landing_assets
+from pipelines.defs.raw import raw_assets
+from pipelines.defs.reports import report_assets
+from pipelines.defs.resources import resource_defs
+from pipelines.settings import Settings, load_settings
 
 
-def all_assets() -> list[dg.AssetsDefinition]:
-    return [*landing_assets(), *raw_assets(), *dbt_assets_defs(), *report_assets()]
+def all_assets(settings: Settings) -> list[dg.AssetsDefinition]:
+    return [*landing_assets(), *raw_assets(), *dbt_assets_defs(settings), *report_assets()]
 
 
-def resources() -> dict[str, object]:
-    return {"dbt": dbt_resource()}
-
-
-def _definitions() -> dg.Definitions:
+def build_definitions(settings: Settings) -> dg.Definitions:
     job = refresh_job()
     return dg.Definitions(
-        assets=all_assets(),
-        asset_checks=asset_checks(),
+        assets=all_assets(settings),
+        asset_checks=family_asset_checks(),
         jobs=[job],
         schedules=[daily_refresh(job)],
         sensors=[upstream_change_sensor],
-        resources=resources(),
+        resources=resource_defs(settings),
     )
 
 
-defs = _definitions()
+@dg.definitions
+def defs() -> dg.Definitions:
+    """The code location of ``workspace.yaml``, from the settings in the environment."""
+    return build_definitions(load_settings())

@@ -11,9 +11,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from pipelines.instance import ensure_dagster_home
 from pipelines.settings import Settings
-from pipelines.warehouse_db import writer_lock
+from pipelines.warehouse.db import writer_lock
 
 
 @dataclass
@@ -93,14 +92,15 @@ def format_summary(lines: list[AssetLine], seconds: float) -> str:
 
 
 def run_pipeline(settings: Settings, selection: str | None) -> int:
-    ensure_dagster_home(settings)
     import dagster as dg
 
-    from pipelines.checks import asset_checks
-    from pipelines.checks.summary import format_check_summary
-    from pipelines.definitions import all_assets, resources
+    from pipelines.definitions import all_assets
+    from pipelines.defs.checks import family_asset_checks
+    from pipelines.defs.instance import open_instance
+    from pipelines.defs.resources import resource_defs
+    from pipelines.validate.summary import format_check_summary
 
-    assets = all_assets()
+    assets = all_assets(settings)
     chosen = dg.AssetSelection.from_string(selection) if selection else None
     print(
         f"trace-warehouse run: source={settings.source} warehouse={settings.warehouse_dir} "
@@ -115,13 +115,13 @@ def run_pipeline(settings: Settings, selection: str | None) -> int:
     started = time.monotonic()
     with (
         writer_lock(settings, wait_message="another run is writing this warehouse; waiting for it to finish"),
-        dg.DagsterInstance.get() as instance,
+        open_instance(settings) as instance,
     ):
         result = dg.materialize(
-            [*assets, *asset_checks()],
+            [*assets, *family_asset_checks()],
             selection=chosen or (dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()),
             instance=instance,
-            resources=resources(),
+            resources=resource_defs(settings),
             raise_on_error=False,
             tags={"trace-warehouse/source": settings.source},
             run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},

@@ -1,14 +1,19 @@
-"""The one place that reads the warehouse's settings (DESIGN §1).
+"""The one place that reads the warehouse's settings (DESIGN §1), and the only module that reads the
+process environment.
 
-Every setting comes from an environment variable; the CLI turns its flags into the same variables so
-that the CLI, the Dagster UI and the tests resolve them identically. Relative paths resolve against
-the project root, never against the current directory.
+Every setting comes from an environment variable (``SETTINGS_VARS`` lists them all); the CLI's flags
+override the same variables (:func:`load_settings` ``overrides``), so the CLI, the Dagster UI and the tests
+resolve them identically. The resolved :class:`Settings` is then *passed* — to library functions as an
+argument, to Dagster assets through resources — never read again. Child processes that read the
+variables themselves (dbt's profiles.yml, ``dagster dev``) get them from :func:`child_environment`.
+Relative paths resolve against the project root, never against the current directory.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -24,6 +29,14 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com"
 DEFAULT_GITHUB_URL = "https://github.com"
+
+# Every variable the settings are read from (README → Configuration).
+SETTINGS_VARS: tuple[str, ...] = (
+    "WAREHOUSE_DIR", "TRACE_SOURCE", "TRACE_MIRROR_DIR", "TRACE_ENGINE", "TRACE_GITHUB_RAW_URL",
+    "TRACE_GITHUB_URL", "HF_ENDPOINT", "HF_TOKEN", "BURSTGPT_START_DATE", "DAGSTER_HOME", "DAGSTER_PORT",
+    "SPARK_THRIFT_HOST", "SPARK_THRIFT_PORT", "TRACE_DUCKDB_MEMORY_LIMIT", "SPARK_MASTER",
+    "SPARK_DRIVER_MEMORY", "SPARK_LOG_LEVEL", "SPARK_SHUFFLE_PARTITIONS",
+)  # fmt: skip
 
 
 class SettingsError(ValueError):
@@ -45,6 +58,11 @@ class Settings:
     dagster_port: int
     spark_thrift_host: str | None = None
     spark_thrift_port: int | None = None
+    duckdb_memory_limit: str = "768MB"  # DuckDB's cap in dbt builds (profiles.yml)
+    spark_master: str = "local[*]"
+    spark_driver_memory: str = "2g"
+    spark_log_level: str | None = None  # unset: each Spark launcher's own default
+    spark_shuffle_partitions: int = 2
 
     # Paths under $WAREHOUSE_DIR (DESIGN §1) ------------------------------------------------------
     @property
@@ -120,9 +138,13 @@ def _int(env: Mapping[str, str], name: str, default: int | None) -> int | None:
         raise SettingsError(f"{name}={raw!r} is not an integer") from None
 
 
-def load_settings(env: Mapping[str, str] | None = None) -> Settings:
-    """Resolve the settings from ``env`` (default: the process environment)."""
-    env = os.environ if env is None else env
+def load_settings(
+    env: Mapping[str, str] | None = None, *, overrides: Mapping[str, str | None] | None = None
+) -> Settings:
+    """Resolve the settings from ``env`` (default: the process environment); ``overrides`` (the CLI's
+    flags, by variable name; ``None`` values are ignored) win over it."""
+    env = dict(os.environ if env is None else env)
+    env.update({k: v for k, v in (overrides or {}).items() if v is not None})
     warehouse_dir = _resolve(env.get("WAREHOUSE_DIR", "").strip() or "warehouse")
     source = _choice(env, "TRACE_SOURCE", "sample", SOURCES)
     engine = _choice(env, "TRACE_ENGINE", "duckdb", ENGINES)
@@ -158,4 +180,62 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         dagster_port=_int(env, "DAGSTER_PORT", 3000) or 3000,
         spark_thrift_host=env.get("SPARK_THRIFT_HOST", "").strip() or None,
         spark_thrift_port=_int(env, "SPARK_THRIFT_PORT", None),
+        duckdb_memory_limit=env.get("TRACE_DUCKDB_MEMORY_LIMIT", "").strip() or "768MB",
+        spark_master=env.get("SPARK_MASTER", "").strip() or "local[*]",
+        spark_driver_memory=env.get("SPARK_DRIVER_MEMORY", "").strip() or "2g",
+        spark_log_level=env.get("SPARK_LOG_LEVEL", "").strip() or None,
+        spark_shuffle_partitions=_int(env, "SPARK_SHUFFLE_PARTITIONS", 2) or 2,
     )
+
+
+def settings_variables(settings: Settings) -> dict[str, str]:
+    """The settings as the variables child processes read: dbt's profiles.yml (warehouse, engine, BurstGPT
+    day 0, Spark and DuckDB tuning) and ``dagster dev`` (``DAGSTER_HOME``). Unset settings are ``""``."""
+    variables = {
+        "WAREHOUSE_DIR": str(settings.warehouse_dir),
+        "TRACE_SOURCE": settings.source,
+        "TRACE_ENGINE": settings.engine,
+        "BURSTGPT_START_DATE": settings.burstgpt_start_date.isoformat()
+        if settings.burstgpt_start_date
+        else "",
+        "DAGSTER_HOME": str(settings.dagster_home),
+        "TRACE_DUCKDB_MEMORY_LIMIT": settings.duckdb_memory_limit,
+        "SPARK_MASTER": settings.spark_master,
+        "SPARK_DRIVER_MEMORY": settings.spark_driver_memory,
+        "SPARK_SHUFFLE_PARTITIONS": str(settings.spark_shuffle_partitions),
+    }
+    if settings.spark_thrift_host:
+        variables["SPARK_THRIFT_HOST"] = settings.spark_thrift_host
+    if settings.spark_thrift_port:
+        variables["SPARK_THRIFT_PORT"] = str(settings.spark_thrift_port)
+    if settings.mirror_dir is not None:
+        variables["TRACE_MIRROR_DIR"] = str(settings.mirror_dir)
+    if settings.spark_log_level:
+        variables["SPARK_LOG_LEVEL"] = settings.spark_log_level
+    return variables
+
+
+def child_environment(settings: Settings, **extra: str) -> dict[str, str]:
+    """The environment for a child process (dbt, ``dagster dev``): this process's, with the settings'
+    variables (and ``extra``) in place of whatever it carried."""
+    return {**os.environ, **settings_variables(settings), **extra}
+
+
+@contextmanager
+def exported(settings: Settings) -> Iterator[None]:
+    """The settings' variables in this process's environment while the block runs, then as before.
+
+    Only for dagster-dbt: ``DbtCliResource.cli`` starts dbt with a copy of ``os.environ`` and takes no
+    environment of its own (and reads profiles.yml in-process). Everything else gets the settings passed.
+    """
+    variables = settings_variables(settings)
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -6,20 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.settings import Settings, load_settings
+from pipelines.settings import SETTINGS_VARS, Settings, load_settings
 
-REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sources" / "real"
-
-# Variables a developer's shell may carry that would leak into the tests' settings.
-_SETTINGS_VARS = (
-    "WAREHOUSE_DIR", "TRACE_SOURCE", "TRACE_MIRROR_DIR", "TRACE_ENGINE", "TRACE_GITHUB_RAW_URL",
-    "TRACE_GITHUB_URL", "HF_ENDPOINT", "HF_TOKEN", "BURSTGPT_START_DATE", "DAGSTER_HOME", "DAGSTER_PORT", "SPARK_THRIFT_HOST", "SPARK_THRIFT_PORT",
-)  # fmt: skip
-
+REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sample" / "real"
 
 @pytest.fixture(autouse=True)
 def _clean_settings_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in _SETTINGS_VARS:
+    for var in SETTINGS_VARS:  # a developer's shell must not leak into the tests' settings
         monkeypatch.delenv(var, raising=False)
 
 

@@ -7,6 +7,11 @@ dbt models, reports) are picked up without changing the benchmark.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipelines.settings import Settings
+
 import contextlib
 import io
 from collections.abc import Iterable, Sequence
@@ -26,12 +31,12 @@ class GraphRun:
         return [line.strip() for line in self.summary.splitlines() if " FAILED " in f" {line} "]
 
 
-def asset_groups() -> dict[str, list[str]]:
+def asset_groups(settings: Settings) -> dict[str, list[str]]:
     """Group name → asset keys (``a/b``) of every asset in the project's definitions."""
     from pipelines.definitions import all_assets
 
     groups: dict[str, list[str]] = {}
-    for asset in all_assets():
+    for asset in all_assets(settings):
         for key in asset.keys:
             group = asset.group_names_by_key.get(key, "default")
             groups.setdefault(group, []).append(key.to_user_string())
@@ -60,13 +65,12 @@ def report_selection(groups: dict[str, list[str]]) -> str | None:
     return " or ".join(_keys(keys)) if keys else None
 
 
-def run_selection(selection: str) -> GraphRun:
+def run_selection(settings: Settings, selection: str) -> GraphRun:
     """``run_pipeline`` on the selection, capturing its summary."""
     from pipelines.run import run_pipeline
-    from pipelines.settings import load_settings
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = run_pipeline(load_settings(), selection)
+        code = run_pipeline(settings, selection)
     print(out.getvalue())
     return GraphRun(code, out.getvalue())

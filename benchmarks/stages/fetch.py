@@ -7,13 +7,12 @@ from benchmarks.stage_protocol import StageContext, StageOutput
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from pipelines.settings import load_settings
-    from pipelines.sources.catalog import FIXED_FILES
+    from pipelines.families.registry import fixed_files
     from pipelines.sources.landing import land_files
 
-    settings = load_settings()
+    settings = ctx.settings
     wanted = set(ctx.params["files"])
-    files = [f for f in FIXED_FILES if f.mirror_path in wanted]
+    files = [f for f in fixed_files() if f.mirror_path in wanted]
     ctx.ready()
     result = land_files(settings, files)
     ctx.done()

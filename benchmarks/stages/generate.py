@@ -9,7 +9,7 @@ from benchmarks.stage_protocol import StageContext, StageOutput
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from pipelines.sources.sample import generate_sample
+    from pipelines.sample import generate_sample
 
     p = ctx.params
     ctx.ready()

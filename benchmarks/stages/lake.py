@@ -9,7 +9,7 @@ from pipelines.settings import Settings
 
 def lake_rows(settings: Settings, families: Iterable[str]) -> int:
     """Rows the last loads wrote for ``families`` (non-empty cells for wide utilization files)."""
-    from pipelines.load.lake import family_states
+    from pipelines.lake.state import family_states
 
     return sum(
         st.loaded if st.values is None else st.values

@@ -12,10 +12,9 @@ from benchmarks.stages.lake import landed_bytes
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from pipelines.assets.raw import load_family
-    from pipelines.settings import load_settings
+    from pipelines.lake.family_load import load_family
 
-    settings = load_settings()
+    settings = ctx.settings
     families: list[str] = list(ctx.params["families"])
     ctx.ready()
     per_family: dict[str, dict[str, Any]] = {}
@@ -43,12 +42,11 @@ def run(ctx: StageContext) -> StageOutput:
 
 def run_one_file(ctx: StageContext) -> StageOutput:
     """Load one CSV (``path``) as the catalog file ``repo_path`` of ``family`` (no landing, no views)."""
-    from pipelines.load.loader import SourceFile, load_file
-    from pipelines.settings import load_settings
-    from pipelines.sources.catalog import UpstreamFile
+    from pipelines.families.upstream import UpstreamFile
+    from pipelines.lake.loader import SourceFile, load_file
 
     p = ctx.params
-    settings = load_settings()
+    settings = ctx.settings
     path = Path(p["path"])
     upstream = UpstreamFile(p["family"], "huggingface", p["repo_path"], p.get("cluster"), p.get("metric"))
     src = SourceFile(upstream, path, sha256=f"benchmark:{path.name}", origin="synthetic")

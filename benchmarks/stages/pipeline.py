@@ -12,15 +12,13 @@ from benchmarks.stages.lake import lake_rows, landed_bytes
 def run(ctx: StageContext) -> StageOutput:
     import dagster  # noqa: F401  (start-up: Dagster and the definitions load before "ready")
 
-    from pipelines.settings import load_settings
-
     families: list[str] = list(ctx.params["families"])
-    groups = asset_groups()
+    groups = asset_groups(ctx.settings)
     selection = ctx.params.get("select") or pipeline_selection(groups, families)
     ctx.ready()
-    result = run_selection(selection)
+    result = run_selection(ctx.settings, selection)
     ctx.done()
-    settings = load_settings()
+    settings = ctx.settings
     return StageOutput(
         rows=lake_rows(settings, families),
         bytes=landed_bytes(settings, families),

@@ -11,15 +11,14 @@ from benchmarks.stages.lake import landed_bytes
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from pipelines.assets.raw import load_family
-    from pipelines.settings import load_settings
-    from pipelines.sources.catalog import FIXED_FILES
+    from pipelines.families.registry import fixed_files
+    from pipelines.lake.family_load import load_family
     from pipelines.sources.landing import land_files
 
-    settings = load_settings()
+    settings = ctx.settings
     families: list[str] = list(ctx.params["families"])
     wanted = set(ctx.params["files"])
-    files = [f for f in FIXED_FILES if f.mirror_path in wanted]
+    files = [f for f in fixed_files() if f.mirror_path in wanted]
     ctx.ready()
     landed = land_files(settings, files)
     if landed.errors:

@@ -11,18 +11,16 @@ from benchmarks.stages.lake import lake_rows, landed_bytes
 def run(ctx: StageContext) -> StageOutput:
     import dagster  # noqa: F401
 
-    from pipelines.settings import load_settings
-
-    selection = report_selection(asset_groups())
+    selection = report_selection(asset_groups(ctx.settings))
     if selection is None:
         raise StageUnavailable("the Dagster definitions have no report assets yet")
     families: list[str] = list(ctx.params["families"])
     ctx.ready()
-    result = run_selection(selection)
+    result = run_selection(ctx.settings, selection)
     ctx.done()
     if result.exit_code != 0:
         raise RuntimeError("report assets failed: " + "; ".join(result.failed_lines))
-    settings = load_settings()
+    settings = ctx.settings
     return StageOutput(
         rows=lake_rows(settings, families),
         bytes=landed_bytes(settings, families),

@@ -1,5 +1,5 @@
 """``validate``: the Great Expectations suites of some families over the raw lake, as the asset checks run
-them (``validate_family``, then the ``quarantine.<family>`` views). Unavailable until pipelines/checks/
+them (``validate_family``, then the ``quarantine.<family>`` views). Unavailable until pipelines/validate/
 exists and imports."""
 
 from __future__ import annotations
@@ -14,14 +14,13 @@ def run(ctx: StageContext) -> StageOutput:
     try:
         import great_expectations  # noqa: F401  (start-up: imported once per process, like Dagster's)
 
-        from pipelines.checks import refresh_quarantine_views
-        from pipelines.checks.validation import validate_family
+        from pipelines.validate.validation import validate_family
     except ImportError as exc:
         raise StageUnavailable(f"validation is not importable: {exc}") from exc
-    from pipelines.settings import load_settings
-    from pipelines.warehouse_db import writer
+    from pipelines.warehouse.db import writer
+    from pipelines.warehouse.views import refresh_views
 
-    settings = load_settings()
+    settings = ctx.settings
     families: list[str] = list(ctx.params["families"])
     ctx.ready()
     per_family: dict[str, dict[str, Any]] = {}
@@ -34,7 +33,7 @@ def run(ctx: StageContext) -> StageOutput:
             "rules_failed": sorted(name for name, o in result.outcomes.items() if not o.passed),
         }
     with writer(settings) as con:
-        refresh_quarantine_views(con, settings, families)
+        refresh_views(con, settings, families)
     ctx.done()
     return StageOutput(
         rows=sum(d["rows"] for d in per_family.values()),

@@ -9,7 +9,7 @@ A cluster whose job family has no files is not compared.
 from __future__ import annotations
 
 from expectations.rules import Frame, FrameSources, Rule, Suite, pair_equal, table_columns
-from pipelines.load.schemas import CLUSTER_SUMMARY
+from pipelines.families.schemas import CLUSTER_SUMMARY
 
 JOB_FAMILIES = {
     "seren": "acme__seren_jobs",

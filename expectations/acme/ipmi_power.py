@@ -9,7 +9,7 @@ file, or of a GPU_AB file without a ``Memory_Power`` column at all, has no deriv
 from __future__ import annotations
 
 from expectations.rules import Rule, Suite, between, not_null, table_columns
-from pipelines.load.schemas import IPMI
+from pipelines.families.schemas import IPMI
 
 MAX_SERVER_POWER_W = 10_000  # an 8-GPU A100 server draws at most ~6.5 kW
 

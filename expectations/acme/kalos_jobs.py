@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from expectations.acme.jobs import STATES, job_rules
 from expectations.rules import Rule, Suite, in_set, table_columns
-from pipelines.load.schemas import KALOS_JOBS
+from pipelines.families.schemas import KALOS_JOBS
 
 # README types; the upstream notebook also filters a Kalos `SFT` type [V], so it is known, not a surprise.
 TYPES = ("Eval", "Pretrain", "Debug", "Other", "SFT")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from expectations.rules import Rule, Suite, between, in_set, table_columns
-from pipelines.load.schemas import PREVIOUS_WORK
+from pipelines.families.schemas import PREVIOUS_WORK
 
 # The states each trace is known to write: Helios uses Slurm's states (as the AcmeTrace clusters); Philly's
 # are Pass/Failed/Killed [V]; PAI's status values are Terminated/Failed/Running ("Failed" is the only one the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from expectations.acme.jobs import STATES, job_rules
 from expectations.rules import Suite, table_columns
-from pipelines.load.schemas import SEREN_JOBS
+from pipelines.families.schemas import SEREN_JOBS
 
 TYPES = ("Eval", "Pretrain", "SFT", "MLLM", "Debug", "Other")
 

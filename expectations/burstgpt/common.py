@@ -6,7 +6,7 @@ Session ID shape.
 from __future__ import annotations
 
 from expectations.rules import FAMILY_FRAME, Rule, between, in_set, not_in_set, null, table_columns
-from pipelines.load.schemas import REQUESTS
+from pipelines.families.schemas import REQUESTS
 
 COLUMNS = table_columns([(c.raw_name, c.type) for c in REQUESTS.columns])
 MODELS = ("ChatGPT", "GPT-4")

@@ -210,7 +210,7 @@ def fetch(settings: Settings, queries: Mapping[str, str]) -> dict[str, pd.DataFr
     import duckdb
     import pandas as pd
 
-    from pipelines.warehouse_db import reader, writer_lock
+    from pipelines.warehouse.db import reader, writer_lock
 
     frames: dict[str, pd.DataFrame] = {}
     with writer_lock(settings, wait_message="report: waiting for the warehouse writer before reading"):

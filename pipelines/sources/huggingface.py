@@ -28,9 +28,9 @@ from pathlib import Path
 
 import httpx
 
+from pipelines.families.upstream import ACME_HF_REPO, UTILIZATION_DIR
 from pipelines.settings import Settings
 from pipelines.sources import http_download
-from pipelines.sources.catalog import ACME_HF_REPO, UTILIZATION_DIR
 
 REPO_TYPE = "dataset"
 

@@ -9,12 +9,15 @@ work for an unchanged file. Documents are replaced atomically (temp file + renam
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from pipelines.families.upstream import UpstreamFile
+from pipelines.lake.atomic import write_json
 from pipelines.settings import Settings
+from pipelines.sources import mirror_manifest as mm
 
 Origin = Literal["real", "synthetic", "mixed"]
 FORMAT_VERSION = 1
@@ -99,13 +102,7 @@ def read_landed(settings: Settings, mirror_path: str) -> LandedFile | None:
 def write_landed(settings: Settings, landed: LandedFile) -> Path:
     """Write (replace) the document of one landed file atomically."""
     path = document_path(settings, landed.mirror_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(landed.to_json(), indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_json(path, landed.to_json(), indent=2)
     return path
 
 
@@ -118,3 +115,48 @@ def all_landed(settings: Settings) -> list[LandedFile]:
         _load(settings, p) for p in root.rglob("*" + SUFFIX) if p.is_file() and not p.name.startswith(".")
     ]
     return sorted(docs, key=lambda d: d.mirror_path)
+
+
+def landed_record(
+    file: UpstreamFile,
+    path: Path,
+    location: str,
+    entry: mm.MirrorEntry | None,
+    *,
+    size: int,
+    sha256: str,
+    etag: str | None = None,
+    revision: str | None = None,
+    source_mtime_ns: int | None = None,
+    fetched_at: str | None = None,
+    changed: bool = True,
+) -> LandedFile:
+    """The manifest document of a file landed from ``location`` (origin and real lines from ``entry``)."""
+    extra = dict(entry.extra) if entry is not None else {}
+    note = extra.get("note")
+    return LandedFile(
+        mirror_path=file.mirror_path,
+        family=file.family,
+        path=path,
+        url=location,
+        bytes=size,
+        sha256=sha256,
+        origin=entry.origin if entry is not None else "real",
+        real_lines=[list(r) for r in entry.real_lines] if entry is not None else [],
+        etag=etag,
+        revision=revision,
+        source_mtime_ns=source_mtime_ns,
+        fetched_at=fetched_at or datetime.now(UTC).isoformat(timespec="seconds"),
+        changed=changed,
+        unverified_layout=bool(extra.get("unverified_layout", False)),
+        note=str(note) if note is not None else None,
+    )
+
+
+def is_intact(landed: LandedFile, dest: Path, entry: mm.MirrorEntry | None) -> bool:
+    """The landed copy is still there with its recorded size, and the mirror manifest still agrees."""
+    try:
+        size = dest.stat().st_size
+    except FileNotFoundError:
+        return False
+    return size == landed.bytes and (entry is None or entry.sha256 == landed.sha256)

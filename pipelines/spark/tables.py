@@ -17,10 +17,16 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.load.csv_sql import ident, lit
+from pipelines.lake.relation import (
+    PARTITION_DIR_PREFIX,
+    empty_select,
+    ident,
+    lit,
+    parquet_scan,
+    partitioned_scan,
+)
 from pipelines.settings import Settings, load_settings
 
-PARTITION_PREFIX = "_partition="
 VIEW_SCHEMAS = ("raw", "quarantine")  # Spark views over the lake: DuckDB has its own
 
 
@@ -38,12 +44,8 @@ class SparkTable:
     def select_sql(self) -> str:
         """A DuckDB SELECT over the table's Parquet files (``_partition`` as text, like the lake)."""
         if self.partitioned:
-            pattern = lit(str(self.folder / f"{PARTITION_PREFIX}*" / "*.parquet"))
-            return (
-                f"select * from read_parquet({pattern}, hive_partitioning = true, "
-                "hive_types = {'_partition': 'VARCHAR'}, union_by_name = true)"
-            )
-        return f"select * from read_parquet({lit(str(self.folder / '*.parquet'))}, union_by_name = true)"
+            return f"select * from {partitioned_scan(self.folder)}"
+        return f"select * from {parquet_scan(self.folder / '*.parquet', hive=False)}"
 
 
 def spark_warehouse_dir(settings: Settings) -> Path:
@@ -62,7 +64,7 @@ def spark_tables(settings: Settings) -> list[SparkTable]:
         for folder in sorted(
             p for p in schema_dir.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
         ):
-            partitioned = any(p.name.startswith(PARTITION_PREFIX) for p in folder.iterdir() if p.is_dir())
+            partitioned = any(p.name.startswith(PARTITION_DIR_PREFIX) for p in folder.iterdir() if p.is_dir())
             found.append(SparkTable(schema, folder.name, folder, partitioned))
     return found
 
@@ -92,10 +94,7 @@ def publish_duckdb_views(
         if table.has_files:
             body = table.select_sql()
         elif (table.schema, table.name) in contracts:
-            cols = ", ".join(
-                f"cast(null as {t}) as {ident(c)}" for c, t in contracts[(table.schema, table.name)]
-            )
-            body = f"select {cols} where false"
+            body = empty_select(contracts[(table.schema, table.name)])
         else:
             continue
         con.execute(f"create schema if not exists {ident(table.schema)}")
@@ -146,7 +145,7 @@ def main() -> int:
     """``python -m pipelines.spark.tables``: publish the views after a bare ``dbt build --target spark``."""
     import sys
 
-    from pipelines.warehouse_db import writer
+    from pipelines.warehouse.db import writer
 
     settings = load_settings()
     with writer(settings) as con:

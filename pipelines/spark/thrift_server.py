@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipelines.settings import Settings, load_settings
+from pipelines.settings import Settings, child_environment, load_settings
 
 THRIFT_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 
@@ -59,7 +59,7 @@ def server_settings(
     with every session (for other clients, e.g. beeline)."""
     spark_dir = settings.spark_dir
     static = {
-        "spark.master": os.environ.get("SPARK_MASTER", "local[*]"),
+        "spark.master": settings.spark_master,
         "spark.sql.warehouse.dir": str(spark_dir / "warehouse"),
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
             f"jdbc:derby:;databaseName={spark_dir / 'metastore_db'};create=true"
@@ -69,8 +69,8 @@ def server_settings(
         "spark.driver.bindAddress": host,
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
-        "spark.log.level": os.environ.get("SPARK_LOG_LEVEL", "WARN"),
-        "spark.sql.shuffle.partitions": os.environ.get("SPARK_SHUFFLE_PARTITIONS", "2"),
+        "spark.log.level": settings.spark_log_level or "WARN",
+        "spark.sql.shuffle.partitions": str(settings.spark_shuffle_partitions),
         "spark.sql.hive.thriftServer.singleSession": "false",
     }
     return {**(RUNTIME_DEFAULTS if runtime_defaults else {}), **static}
@@ -84,7 +84,7 @@ def server_command(settings: Settings, host: str, port: int, runtime_defaults: b
         "--name",
         "trace-warehouse",
     ]
-    command += ["--driver-memory", os.environ.get("SPARK_DRIVER_MEMORY", "2g")]
+    command += ["--driver-memory", settings.spark_driver_memory]
     for key, value in server_settings(settings, host, runtime_defaults).items():
         command += ["--conf", f"{key}={value}"]
     command += ["spark-internal"]
@@ -159,7 +159,7 @@ def start_thrift_server(
     port = port or free_port(host)
     settings.spark_dir.mkdir(parents=True, exist_ok=True)
     log_path = settings.spark_dir / f"thrift-server-{port}.log"
-    child_env = {**os.environ, **(env or {})}
+    child_env = child_environment(settings, **(env or {}))
     child_env.update(
         SPARK_LOCAL_IP=host, HIVE_SERVER2_THRIFT_BIND_HOST=host, HIVE_SERVER2_THRIFT_PORT=str(port)
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.sources.catalog import FAMILIES
+from pipelines.families.registry import FAMILIES
 from tests.e2e.cli import query, run_cli
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.sources.catalog import FIXED_FILES
-from pipelines.sources.sample import generate_sample
+from pipelines.families.registry import fixed_files
+from pipelines.sample import generate_sample
 from tests.e2e.cli import query, run_cli
 from tests.support.mirror_server import MirrorServer
 
@@ -31,7 +31,7 @@ def test_remote_source_over_loopback_http(sample_mirror: Path, tmp_path: Path) -
         first = run_cli("run", "--select", LANDING_AND_RAW, env={**env, **server.env()})
         assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-3000:]
         gets = [r for r in server.requests if r.method == "GET" and r.path.endswith(".csv")]
-        assert len(gets) >= len(FIXED_FILES)
+        assert len(gets) >= len(fixed_files())
         server.clear_log()
         again = run_cli("run", "--select", LANDING_AND_RAW, env={**env, **server.env()})
         assert again.returncode == 0, again.stderr[-3000:]
@@ -46,7 +46,7 @@ def test_remote_source_over_loopback_http(sample_mirror: Path, tmp_path: Path) -
 def test_missing_mirror_file_fails_only_its_family(sample_mirror: Path, tmp_path: Path) -> None:
     mirror = tmp_path / "mirror"
     shutil.copytree(sample_mirror, mirror)
-    kalos = next(f for f in FIXED_FILES if f.family == "acme__kalos_jobs")
+    kalos = next(f for f in fixed_files() if f.family == "acme__kalos_jobs")
     (mirror / kalos.mirror_path).unlink()
     wh = tmp_path / "warehouse"
     env = {"WAREHOUSE_DIR": str(wh), "DAGSTER_HOME": str(wh / ".dagster")}

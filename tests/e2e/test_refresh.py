@@ -10,13 +10,13 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from pipelines.families.registry import fixed_files
+from pipelines.sample import generate_sample
 from pipelines.sources import mirror_manifest as mm
-from pipelines.sources.catalog import FIXED_FILES
-from pipelines.sources.sample import generate_sample
 from tests.e2e.cli import query, run_cli
 
-BURST_2 = next(f for f in FIXED_FILES if f.file_name == "BurstGPT_2.csv")
-SEREN = next(f for f in FIXED_FILES if f.file_name == "trace_seren.csv")
+BURST_2 = next(f for f in fixed_files() if f.file_name == "BurstGPT_2.csv")
+SEREN = next(f for f in fixed_files() if f.file_name == "trace_seren.csv")
 
 
 def _sha(path: Path) -> str:
@@ -89,27 +89,34 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     for f in (BURST_2, SEREN):
         _republish(mirror, f.mirror_path)
 
-    from pipelines.automation import upstream_change_sensor
-    from pipelines.checks import asset_checks
-    from pipelines.definitions import all_assets, defs, resources
+    from pipelines.definitions import all_assets, build_definitions
+    from pipelines.defs.automation import upstream_change_sensor
+    from pipelines.defs.checks import family_asset_checks
+    from pipelines.defs.resources import resource_defs
+    from pipelines.settings import load_settings
 
+    settings = load_settings()
+    repository = build_definitions(settings).get_repository_def()
     instance = dg.DagsterInstance.get()
-    context = dg.build_sensor_context(instance=instance, repository_def=defs.get_repository_def())
-    result = upstream_change_sensor(context)
+
+    def sensor_context() -> dg.SensorEvaluationContext:
+        return dg.build_sensor_context(
+            instance=instance, repository_def=repository, resources=resource_defs(settings)
+        )
+
+    result = upstream_change_sensor(sensor_context())
     families = sorted(r.tags["trace-warehouse/family"] for r in result.run_requests)
     assert families == ["acme__seren_jobs", "burstgpt__requests"]
     for request in result.run_requests:
         run = dg.materialize(
-            [*all_assets(), *asset_checks()],
+            [*all_assets(settings), *family_asset_checks()],
             selection=request.asset_selection,
             instance=instance,
-            resources=resources(),
+            resources=resource_defs(settings),
             tags=request.tags,
         )
         assert run.success
-    again = upstream_change_sensor(
-        dg.build_sensor_context(instance=instance, repository_def=defs.get_repository_def())
-    )
+    again = upstream_change_sensor(sensor_context())
     assert not again.run_requests
 
     # Only the two changed partitions were rewritten in the lake; every other Parquet file is byte-identical.

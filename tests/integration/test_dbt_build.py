@@ -19,10 +19,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.load.loader import SourceFile, load_file
+from pipelines.families.registry import FAMILIES, fixed_files
+from pipelines.families.upstream import UpstreamFile, discover_utilization
+from pipelines.lake.loader import SourceFile, load_file
 from pipelines.settings import PROJECT_ROOT, Settings, load_settings
-from pipelines.sources.catalog import FAMILIES, FIXED_FILES, UpstreamFile, discover_utilization
-from pipelines.warehouse_db import refresh_views, writer
+from pipelines.warehouse.db import writer
+from pipelines.warehouse.views import refresh_views
 from tests.conftest import REAL_DIR
 
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
@@ -84,7 +86,7 @@ h1,u1,8,48,1,TIMEOUT,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 01:00:00
 
 
 def upstream(name: str) -> UpstreamFile:
-    return next(f for f in FIXED_FILES if f.file_name == name)
+    return next(f for f in fixed_files() if f.file_name == name)
 
 
 def metric_file(cluster: str, metric: str) -> UpstreamFile:

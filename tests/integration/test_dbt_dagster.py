@@ -7,9 +7,11 @@ import dagster as dg
 import duckdb
 import pytest
 
-from pipelines.assets.dbt import DOCS_KEY, dbt_assets_defs, dbt_resource
-from pipelines.assets.dbt_prepare import prepare
+from pipelines.defs.dbt import dbt_assets_defs
+from pipelines.defs.keys import DOCS_KEY
+from pipelines.defs.resources import resource_defs
 from pipelines.settings import Settings, load_settings
+from pipelines.warehouse.dbt_build import prepare
 from tests.integration.test_dbt_build import load_fixture_rows
 
 pytestmark = pytest.mark.slow
@@ -21,11 +23,13 @@ def test_dbt_assets_materialize_with_checks(
     monkeypatch.setenv("BURSTGPT_START_DATE", "2023-01-01")
     settings = load_settings()
     load_fixture_rows(settings, tmp_path / "files")
-    prepare("duckdb")  # the Makefile's install step; here so the manifest matches the project under test
+    prepare(
+        settings, "duckdb"
+    )  # the Makefile's install step; here so the manifest matches the project under test
 
-    models, docs = dbt_assets_defs("duckdb")
+    models, docs = dbt_assets_defs(settings, "duckdb")
     with dg.instance_for_test() as instance:
-        result = dg.materialize([models, docs], resources={"dbt": dbt_resource("duckdb")}, instance=instance)
+        result = dg.materialize([models, docs], resources=resource_defs(settings), instance=instance)
     assert result.success
 
     materialized = {e.asset_key for e in result.get_asset_materialization_events()}

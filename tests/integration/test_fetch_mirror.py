@@ -246,9 +246,9 @@ def test_sample_mode_generates_the_mirror_once_then_lands_from_it(
         calls.append(out)
         return write_mirror(out, {KALOS_JOBS: b"job_id\nsynthetic1\n"})
 
-    fake = types.ModuleType("pipelines.sources.sample")
+    fake = types.ModuleType("pipelines.sample")
     fake.generate_sample = generate_sample  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "pipelines.sources.sample", fake)
+    monkeypatch.setitem(sys.modules, "pipelines.sample", fake)
     settings = load_settings({"TRACE_SOURCE": "sample", "WAREHOUSE_DIR": str(tmp_path / "wh")})
     first = land(settings, [KALOS_JOBS])
     second = land(settings, [KALOS_JOBS])

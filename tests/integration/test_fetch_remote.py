@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.families.upstream import discover_utilization
 from pipelines.settings import PROJECT_ROOT, Settings, load_settings
 from pipelines.sources import mirror_manifest as mm
-from pipelines.sources.catalog import discover_utilization
 from pipelines.sources.http_download import HttpOptions
 from pipelines.sources.landing import FetchError, LandingResult, land_files, list_utilization
 from pipelines.sources.manifest import read_landed
@@ -333,7 +333,7 @@ def test_published_hash_applies_to_a_file_the_mirror_manifest_does_not_list(tmp_
 def test_no_manifest_upstream_means_real_files_checked_against_published_hashes(tmp_path: Path) -> None:
     """As on real GitHub: /MANIFEST.json is 404, every file is real, published sizes/hashes apply."""
     summary_mp = "github/InternLM/AcmeTrace/data/cluster_summary.csv"
-    real_summary = (PROJECT_ROOT / "pipelines/sources/real/acmetrace_cluster_summary.csv").read_bytes()
+    real_summary = (PROJECT_ROOT / "pipelines/sample/real/acmetrace_cluster_summary.csv").read_bytes()
     root = tmp_path / "mirror"
     write_mirror(root, {summary_mp: real_summary, KALOS_JOBS: b"job_id\nabc\n"})
     (root / mm.MANIFEST_NAME).unlink()

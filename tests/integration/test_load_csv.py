@@ -12,11 +12,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.load.header import LoadError
-from pipelines.load.lake import partition_dir
-from pipelines.load.loader import SourceFile, load_file
+from pipelines.families.registry import fixed_files
+from pipelines.families.upstream import UpstreamFile, discover_utilization
+from pipelines.lake.header import LoadError
+from pipelines.lake.loader import SourceFile, load_file
+from pipelines.lake.state import partition_dir
 from pipelines.settings import Settings
-from pipelines.sources.catalog import FIXED_FILES, UpstreamFile, discover_utilization
 from tests.conftest import REAL_DIR
 
 SEREN_HEADER = (
@@ -30,7 +31,7 @@ BURST_HEADER = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log 
 
 
 def upstream(name: str) -> UpstreamFile:
-    return next(f for f in FIXED_FILES if f.file_name == name)
+    return next(f for f in fixed_files() if f.file_name == name)
 
 
 def load(settings: Settings, up: UpstreamFile, path: Path, origin: str = "synthetic", real_lines=()):
@@ -315,7 +316,7 @@ def test_partitions_split_by_the_copy_are_merged_into_one_file(
 ) -> None:
     """More partitions than the COPY keeps open (BurstGPT_3 spans ~120 days): DuckDB starts a second file
     for a partition it had closed; the lake still gets one file per partition, every row once."""
-    from pipelines.load import loader
+    from pipelines.lake import loader
 
     monkeypatch.setattr(loader, "PARTITION_FLUSH_ROWS", 1)
     monkeypatch.setattr(loader, "MAX_OPEN_PARTITION_FILES", 1)

@@ -21,7 +21,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.assets.reports import REPORT_FILE, REPORT_GROUP, report_assets, report_key
+from pipelines.defs.reports import REPORT_FILE, REPORT_GROUP, report_assets, report_key
 from pipelines.report import figures
 from pipelines.report.catalog import FIGURES
 from pipelines.report.queries import GPU_UTILIZATION, fetch
@@ -115,7 +115,7 @@ def test_assets_are_in_group_reports_after_the_marts_they_read() -> None:
 
 
 def test_loading_the_assets_imports_no_matplotlib() -> None:
-    code = "import sys, pipelines.assets.reports as r; r.report_assets(); print('matplotlib' in sys.modules)"
+    code = "import sys, pipelines.defs.reports as r; r.report_assets(); print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr[-2000:]
 

@@ -20,10 +20,11 @@ import dagster as dg
 import duckdb
 import pytest
 
-from pipelines.assets.dbt import DBT_PROJECT_DIR, dbt_models_assets, dbt_project, dbt_resource
-from pipelines.assets.dbt_prepare import prepare
+from pipelines.defs.dbt import dbt_models_assets, dbt_project
+from pipelines.defs.resources import resource_defs
 from pipelines.settings import Settings, load_settings
 from pipelines.spark.tables import spark_tables
+from pipelines.warehouse.dbt_build import DBT_PROJECT_DIR, prepare
 from tests.integration.test_dbt_build import load_fixture_rows, run_dbt
 from tests.support.compare_tables import Table, compare_builds, compare_tables
 
@@ -85,13 +86,13 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Builds:
 
         patch.setenv("TRACE_ENGINE", "spark")
         settings = load_settings()
-        prepare("spark")  # the Makefile's install step, for the project under test
-        models = dbt_models_assets("spark")
-        assert dbt_project("spark").target == "spark"
+        prepare(settings, "spark")  # the Makefile's install step, for the project under test
+        models = dbt_models_assets(settings, "spark")
+        assert dbt_project(settings, "spark").target == "spark"
         started = time.monotonic()
         with dg.instance_for_test() as instance:
             result = dg.materialize(
-                [models], resources={"dbt": dbt_resource("spark")}, instance=instance, raise_on_error=False
+                [models], resources=resource_defs(settings), instance=instance, raise_on_error=False
             )
         seconds = time.monotonic() - started
         # trace.duckdb now shows the Spark tables as views over their Parquet (DuckDB keeps its own views

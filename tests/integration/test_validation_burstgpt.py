@@ -208,7 +208,7 @@ SPREAD = [
 def test_quarantine_split_by_partition(
     warehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch_rows: int
 ) -> None:
-    monkeypatch.setattr("pipelines.checks.validation.BATCH_ROWS", batch_rows)
+    monkeypatch.setattr("pipelines.validate.validation.BATCH_ROWS", batch_rows)
     result = _file1(warehouse, tmp_path, *SPREAD)
     assert [(p.key, p.loaded, p.passed, p.quarantined) for p in result.partitions] == [
         ("0000", 2, 1, 1),
@@ -223,8 +223,8 @@ def test_quarantine_split_by_partition(
 
 
 def test_batches_group_one_file_over_consecutive_partitions(warehouse: Settings, tmp_path: Path) -> None:
-    from pipelines.checks.frames import partition_files
-    from pipelines.checks.validation import file_batches
+    from pipelines.validate.frames import partition_files
+    from pipelines.validate.validation import file_batches
 
     load_csv(warehouse, tmp_path, "BurstGPT_1.csv", "\n".join([BURST_HEADER, OK, *SPREAD]) + "\n")
     load_csv(warehouse, tmp_path, "BurstGPT_2.csv", f"{BURST_HEADER}\n{OK}\n")

@@ -13,11 +13,12 @@ import duckdb
 import pytest
 
 from expectations import suite_for
-from pipelines.assets.raw import raw_key
-from pipelines.checks import asset_checks
-from pipelines.checks.summary import format_check_summary
+from pipelines.defs.checks import family_asset_checks as asset_checks
+from pipelines.defs.keys import raw_key
+from pipelines.defs.resources import resource_defs
+from pipelines.families.registry import FAMILIES
 from pipelines.settings import Settings, load_settings
-from pipelines.sources.catalog import FAMILIES
+from pipelines.validate.summary import format_check_summary
 from tests.conftest import REAL_DIR
 from tests.integration.test_validation_real_rows import REAL_FILES
 from tests.integration.test_validation_support import (
@@ -75,7 +76,7 @@ def test_real_rows_through_dagster(warehouse: Settings) -> None:
         return lambda settings: load_path(settings, name, REAL_DIR / REAL_FILES[name], origin="real")
 
     raws = [stand_in(f.key, loader(real[f.key]) if f.key in real else None) for f in FAMILIES]
-    result = dg.materialize([*raws, *asset_checks()])
+    result = dg.materialize([*raws, *asset_checks()], resources=resource_defs(warehouse))
     assert result.success
     evals = evaluations(result)
     assert len(evals) == sum(len(suite_for(f.key).all_rules) for f in FAMILIES)
@@ -113,7 +114,7 @@ def test_quarantine_through_dagster(warehouse: Settings, tmp_path: Path) -> None
         load_csv(settings, tmp_path, "BurstGPT_1.csv", text)
 
     family = "burstgpt__requests"
-    result = dg.materialize([stand_in(family, load), *checks_for(family)])
+    result = dg.materialize([stand_in(family, load), *checks_for(family)], resources=resource_defs(warehouse))
     check = evaluations(result)[(family, "total_is_request_plus_response")]
     assert not check.passed and check.severity == dg.AssetCheckSeverity.WARN
     assert check.metadata["count"].value == 1 and check.metadata["quarantined"].value == 1
@@ -147,7 +148,11 @@ def test_structural_failure_blocks(warehouse: Settings, tmp_path: Path, select: 
     def downstream() -> int:
         return 1
 
-    result = dg.materialize([stand_in(family, load), downstream, *checks_for(family)], raise_on_error=False)
+    result = dg.materialize(
+        [stand_in(family, load), downstream, *checks_for(family)],
+        raise_on_error=False,
+        resources=resource_defs(warehouse),
+    )
     evals = evaluations(result)
     structural = evals[(family, "columns_and_types")]
     assert not structural.passed and structural.severity == dg.AssetCheckSeverity.ERROR

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipelines.checks.data_docs import KEEP_RUNS
 from pipelines.settings import Settings
+from pipelines.validate.data_docs import KEEP_RUNS
 from tests.integration.test_validation_support import (
     BURST_HEADER,
     SEREN_HEADER,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.checks.outcomes import FamilyValidation
+from pipelines.families.registry import FAMILIES
 from pipelines.settings import Settings, load_settings
-from pipelines.sources.catalog import FAMILIES
+from pipelines.validate.outcomes import FamilyValidation
 from tests.conftest import REAL_DIR
 from tests.integration.test_validation_support import (
     assert_reconciled,

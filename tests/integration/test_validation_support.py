@@ -9,13 +9,14 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.checks.outcomes import FamilyValidation
-from pipelines.checks.quarantine import refresh_quarantine_views
-from pipelines.checks.validation import validate_family
-from pipelines.load.loader import LoadResult, SourceFile, load_file
+from pipelines.families.registry import fixed_files
+from pipelines.families.upstream import UpstreamFile, discover_utilization
+from pipelines.lake.loader import LoadResult, SourceFile, load_file
 from pipelines.settings import Settings
-from pipelines.sources.catalog import FIXED_FILES, UpstreamFile, discover_utilization
-from pipelines.warehouse_db import writer
+from pipelines.validate.outcomes import FamilyValidation
+from pipelines.validate.validation import validate_family
+from pipelines.warehouse.db import writer
+from pipelines.warehouse.views import refresh_views
 
 SEREN_HEADER = (
     "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time"
@@ -83,7 +84,7 @@ def kalos_line(
 
 def upstream(name: str) -> UpstreamFile:
     """The catalog entry of a file name (``BurstGPT_1.csv``) or utilization path (``kalos/SM_ACTIVE.csv``)."""
-    for f in FIXED_FILES:
+    for f in fixed_files():
         if f.file_name == name:
             return f
     (found,) = discover_utilization([f"data/utilization/{name}"]).files
@@ -120,7 +121,7 @@ def lake_quarantine(settings: Settings, family: str) -> list[dict]:
 def view_quarantine(settings: Settings, family: str) -> list[dict]:
     """``quarantine.<family>`` in trace.duckdb, after refreshing the view."""
     with writer(settings) as con:
-        refresh_quarantine_views(con, settings, [family])
+        refresh_views(con, settings, [family])
         rel = con.execute(
             f"select _source_file, _row_number, rule, details from quarantine.{family} order by all"
         )

@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from pipelines.families.registry import fixed_files
+from pipelines.families.upstream import UpstreamFile, discover_utilization
 from pipelines.sources import mirror_manifest as mm
-from pipelines.sources.catalog import FIXED_FILES, UpstreamFile, discover_utilization
 
 DEFAULT_COMMIT = "0123456789abcdef0123456789abcdef01234567"
 LOGGED_HEADERS = ("authorization", "range", "if-none-match", "if-range", "user-agent", "accept-encoding")
@@ -541,5 +542,5 @@ def upstream_files(mirror_paths: Iterable[str]) -> list[UpstreamFile]:
     """The catalog's UpstreamFile for each mirror path (utilization ones via discovery)."""
     wanted = list(mirror_paths)
     listing = [p.removeprefix(HF) for p in wanted if p.startswith(HF + "data/utilization/")]
-    known = {f.mirror_path: f for f in (*FIXED_FILES, *discover_utilization(listing).files)}
+    known = {f.mirror_path: f for f in (*fixed_files(), *discover_utilization(listing).files)}
     return [known[p] for p in wanted]

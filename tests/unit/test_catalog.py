@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from pipelines.families import registry
+from pipelines.families.registry import files_for, fixed_files
+from pipelines.families.upstream import UpstreamFile, discover_utilization
 from pipelines.settings import load_settings
-from pipelines.sources import catalog
-from pipelines.sources.catalog import FIXED_FILES, UpstreamFile, discover_utilization, files_for
 from pipelines.sources.huggingface import resolve_url
 
 U = "data/utilization"
@@ -95,7 +96,7 @@ def test_url_and_mirror_path_of_each_host(repo_path: str, url: str, mirror_path:
             "HF_ENDPOINT": "http://hf.test",
         }
     )
-    (f,) = [f for f in FIXED_FILES if f.repo_path == repo_path]
+    (f,) = [f for f in fixed_files() if f.repo_path == repo_path]
     assert f.url(settings) == url
     assert f.mirror_path == mirror_path
     if f.host == "huggingface":  # the landing layer resolves HF URLs with huggingface_hub: same address
@@ -104,7 +105,7 @@ def test_url_and_mirror_path_of_each_host(repo_path: str, url: str, mirror_path:
 
 def test_default_endpoints_are_the_real_upstreams() -> None:
     settings = load_settings({"TRACE_SOURCE": "remote"})
-    urls = {f.host: f.url(settings) for f in FIXED_FILES}
+    urls = {f.host: f.url(settings) for f in fixed_files()}
     assert urls["github_raw"].startswith("https://raw.githubusercontent.com/InternLM/AcmeTrace/master/data/")
     assert urls["github_release"].startswith("https://github.com/HPMLL/BurstGPT/releases/download/v")
     assert urls["huggingface"].startswith(
@@ -119,13 +120,13 @@ def test_discovered_utilization_files_live_on_huggingface() -> None:
 
 
 def test_fixed_files_have_unique_mirror_paths_and_known_families() -> None:
-    paths = [f.mirror_path for f in FIXED_FILES]
+    paths = [f.mirror_path for f in fixed_files()]
     assert len(paths) == len(set(paths))
-    assert all(f.family in catalog.FAMILIES_BY_KEY for f in FIXED_FILES)
+    assert all(f.family in registry.family_keys() for f in fixed_files())
 
 
 def test_published_checksums_are_well_formed() -> None:
-    published = [f for f in FIXED_FILES if f.published_sha256]
+    published = [f for f in fixed_files() if f.published_sha256]
     assert {f.file_name for f in published} >= {"BurstGPT_1.csv", "cluster_summary.csv"}
     assert all(len(f.published_sha256 or "") == 64 and f.published_bytes for f in published)
 
@@ -134,9 +135,9 @@ def test_files_for_mixes_fixed_files_and_the_listing() -> None:
     listing = [f"{U}/kalos/GPU_UTIL.csv", f"{U}/seren/NODE_CPU_UTILIZATION.csv"]
     files = files_for(["acme__kalos_jobs", "acme__gpu_metrics"], listing)
     assert [f.repo_path for f in files] == ["data/job_trace/trace_kalos.csv", f"{U}/kalos/GPU_UTIL.csv"]
-    assert files_for(["burstgpt__requests"]) == [f for f in FIXED_FILES if f.family == "burstgpt__requests"]
+    assert files_for(["burstgpt__requests"]) == [f for f in fixed_files() if f.family == "burstgpt__requests"]
 
 
 def test_unknown_family_is_a_clear_error() -> None:
     with pytest.raises(KeyError, match="unknown file family 'acme__nope'"):
-        catalog.family("acme__nope")
+        registry.family("acme__nope")

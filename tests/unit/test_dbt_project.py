@@ -10,19 +10,16 @@ import jinja2
 import pytest
 import yaml
 
-from pipelines.assets import dbt as dbt_assets
-from pipelines.assets.dbt import (
+from pipelines.defs import dbt as dbt_assets
+from pipelines.defs.dbt import DbtManifestMissingError, manifest_path
+from pipelines.settings import exported, load_settings, settings_variables
+from pipelines.warehouse.dbt_build import (
     BUILD_COMMAND,
     DBT_PROJECT_DIR,
-    DbtManifestMissingError,
     dbt_build_args,
-    dbt_env,
-    dbt_environment,
     dbt_executable,
     dbt_target,
-    manifest_path,
 )
-from pipelines.settings import load_settings
 
 MODELS = DBT_PROJECT_DIR / "models"
 LAYERS = ("staging", "intermediate", "marts", "analysis")
@@ -39,16 +36,16 @@ def sql_without_jinja(path: Path) -> str:
 
 def test_dbt_env_passes_absolute_warehouse_and_start_date(tmp_path: Path) -> None:
     settings = load_settings({"WAREHOUSE_DIR": "warehouse", "BURSTGPT_START_DATE": "2023-01-01"})
-    env = dbt_env(settings)
+    env = settings_variables(settings)
     assert Path(env["WAREHOUSE_DIR"]).is_absolute() and env["WAREHOUSE_DIR"].endswith("warehouse")
     assert env["BURSTGPT_START_DATE"] == date(2023, 1, 1).isoformat() and env["TRACE_ENGINE"] == "duckdb"
-    assert dbt_env(load_settings({"WAREHOUSE_DIR": str(tmp_path)}))["BURSTGPT_START_DATE"] == ""
+    assert settings_variables(load_settings({"WAREHOUSE_DIR": str(tmp_path)}))["BURSTGPT_START_DATE"] == ""
 
 
 def test_dbt_environment_is_restored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TRACE_ENGINE", "duckdb")
     settings = load_settings({"WAREHOUSE_DIR": str(tmp_path), "BURSTGPT_START_DATE": "2023-01-01"})
-    with dbt_environment(settings):
+    with exported(settings):
         assert os.environ["WAREHOUSE_DIR"] == str(tmp_path)
         assert os.environ["BURSTGPT_START_DATE"] == "2023-01-01"
     assert "WAREHOUSE_DIR" not in os.environ and "BURSTGPT_START_DATE" not in os.environ
@@ -57,9 +54,11 @@ def test_dbt_environment_is_restored(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 
 def test_missing_manifest_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     missing = tmp_path / "target" / "spark" / "manifest.json"
-    monkeypatch.setattr(dbt_assets, "dbt_project", lambda engine=None: SimpleNamespace(manifest_path=missing))
+    monkeypatch.setattr(
+        dbt_assets, "dbt_project", lambda settings, engine=None: SimpleNamespace(manifest_path=missing)
+    )
     with pytest.raises(DbtManifestMissingError, match=r"target/spark/manifest\.json.*make install"):
-        manifest_path("spark")
+        manifest_path(load_settings({}), "spark")
 
 
 def test_dbt_executable_is_the_venvs() -> None:
@@ -181,13 +180,13 @@ def test_profile_target_follows_engine_and_thrift_host(env: dict[str, str], expe
 
 
 def test_dbt_target_makes_the_same_choice() -> None:
-    assert dbt_target("duckdb", load_settings({"SPARK_THRIFT_HOST": "h"})) == "duckdb"
-    assert dbt_target("spark", load_settings({})) == "spark"
+    assert dbt_target(load_settings({"SPARK_THRIFT_HOST": "h"}), "duckdb") == "duckdb"
+    assert dbt_target(load_settings({}), "spark") == "spark"
     assert (
-        dbt_target("spark", load_settings({"SPARK_THRIFT_HOST": "h", "SPARK_THRIFT_PORT": "1"}))
+        dbt_target(load_settings({"SPARK_THRIFT_HOST": "h", "SPARK_THRIFT_PORT": "1"}), "spark")
         == "spark_thrift"
     )
-    env = dbt_env(load_settings({"SPARK_THRIFT_HOST": "h", "SPARK_THRIFT_PORT": "10001"}))
+    env = settings_variables(load_settings({"SPARK_THRIFT_HOST": "h", "SPARK_THRIFT_PORT": "10001"}))
     assert env["SPARK_THRIFT_HOST"] == "h" and env["SPARK_THRIFT_PORT"] == "10001"
 
 

@@ -10,7 +10,7 @@ import sys
 
 def test_great_expectations_imports_in_a_bare_subprocess() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import great_expectations, pipelines.checks.validation; print('imported')"],
+        [sys.executable, "-c", "import great_expectations, pipelines.validate.validation; print('imported')"],
         capture_output=True,
         text=True,
         timeout=300,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from expectations.rules import Rule, between
-from pipelines.checks.metadata import md_table
-from pipelines.checks.outcomes import RuleOutcome
-from pipelines.checks.validation import detail_rows
+from pipelines.defs.check_metadata import md_table
+from pipelines.validate.outcomes import RuleOutcome
+from pipelines.validate.validation import detail_rows
 
 RULE = Rule(
     "gpu_time_is_duration_times_gpu_num",

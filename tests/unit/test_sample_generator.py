@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.sources.catalog import FIXED_FILES, HF_MIRROR_PREFIX, discover_utilization
+from pipelines.families.registry import fixed_files
+from pipelines.families.upstream import HF_MIRROR_PREFIX, discover_utilization
+from pipelines.sample import SampleError, generate_sample
 from pipelines.sources.mirror_manifest import read
-from pipelines.sources.sample import SampleError, generate_sample
 
-REAL = Path(__file__).resolve().parents[2] / "pipelines" / "sources" / "real"
+REAL = Path(__file__).resolve().parents[2] / "pipelines" / "sample" / "real"
 REAL_SOURCES = {  # mirror file name → the real file whose data lines it carries
     "BurstGPT_1.csv": "burstgpt_1_first400.csv",
     "BurstGPT_without_fails_1.csv": "burstgpt_1_first400.csv",
@@ -54,7 +55,7 @@ def test_another_seed_changes_synthetic_rows_but_not_real_ones(mirror: Path, tmp
     other = tmp_path / "other"
     manifest = generate_sample(other, seed=1, scale=0.0005)
     assert manifest.extra["generator"]["seed"] == 1
-    seren = next(f.mirror_path for f in FIXED_FILES if f.file_name == "trace_seren.csv")
+    seren = next(f.mirror_path for f in fixed_files() if f.file_name == "trace_seren.csv")
     a, b = (root / seren for root in (mirror, other))
     assert a.read_bytes() != b.read_bytes()
     assert a.read_bytes().splitlines()[:3] == b.read_bytes().splitlines()[:3]
@@ -110,7 +111,7 @@ def test_real_lines_are_byte_identical_to_the_shipped_real_rows(mirror: Path) ->
 
 
 def test_every_catalog_fixed_file_exists(mirror: Path) -> None:
-    for f in FIXED_FILES:
+    for f in fixed_files():
         path = mirror / f.mirror_path
         assert path.is_file(), f.mirror_path
         assert path.read_bytes().count(b"\n") >= 1

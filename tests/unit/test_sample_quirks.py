@@ -13,16 +13,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipelines.sources.catalog import (
+from pipelines.families.registry import fixed_files
+from pipelines.families.upstream import (
     DCGM_METRICS,
-    FIXED_FILES,
     HF_MIRROR_PREFIX,
     PROMETHEUS_METRICS,
     discover_utilization,
 )
-from pipelines.sources.sample import DEFAULT_SCALE, generate_sample
+from pipelines.sample import DEFAULT_SCALE, generate_sample
 
-REAL = Path(__file__).resolve().parents[2] / "pipelines" / "sources" / "real"
+REAL = Path(__file__).resolve().parents[2] / "pipelines" / "sample" / "real"
 UTIL = HF_MIRROR_PREFIX + "data/utilization"
 SEREN_TIME = re.compile(r"^2023-0[3-9]-\d\d \d\d:\d\d:\d\d\+08:00$")
 KALOS_TIME = re.compile(r"^2023-0[5-9]-\d\d \d\d:\d\d:\d\d\+00:00$")
@@ -39,7 +39,7 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def fixed(mirror: Path, file_name: str) -> Path:
-    (match,) = [f for f in FIXED_FILES if f.file_name == file_name]
+    (match,) = [f for f in fixed_files() if f.file_name == file_name]
     return mirror / match.mirror_path
 
 

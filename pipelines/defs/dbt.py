@@ -1,0 +1,165 @@
+"""dbt assets: every dbt model and seed an asset, every dbt data test an asset check, plus the dbt docs.
+
+Groups follow the model folders (staging, intermediate, marts, analysis) through ``meta.dagster.group`` in
+``dbt_project/dbt_project.yml``, so the default translator suffices; dbt source ``raw.<family>`` is asset key
+``raw/<family>``, the raw assets' own keys, so lineage joins without a custom translator.
+
+``dbt build`` runs as a subprocess while this process holds the warehouse writer lock (and the Dagster pool
+``duckdb_writer`` keeps other writers out), with the settings exported for it. The manifest comes from
+``dbt parse`` run by ``python -m pipelines.warehouse.dbt_build`` (the Makefile's install step) — never by
+running dbt at import. What to build and what to hold is :mod:`pipelines.warehouse.dbt_build`'s.
+
+Engines (``TRACE_ENGINE``): ``duckdb``; ``spark`` — dbt target ``spark`` (local PySpark session: its Derby
+metastore admits one process, so the build holds the writer lock like DuckDB) or, when
+``SPARK_THRIFT_HOST`` is set, ``spark_thrift`` (a Thrift server: builds run in the Dagster pool
+``spark_thrift`` without the writer lock, so parallel runs share the one server). Both targets use the
+target path ``target/spark``. After a Spark build the Spark tables become DuckDB views in ``trace.duckdb``
+(``pipelines/spark/tables.py``), so ``trace-warehouse sql`` shows what Spark built.
+"""
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+from dagster_dbt import DbtCliResource, DbtProject, dbt_assets
+
+from pipelines.defs.keys import DOCS_KEY, REPORT_GROUP
+from pipelines.defs.resources import DBT, WAREHOUSE, settings_of
+from pipelines.settings import Settings, exported
+from pipelines.warehouse import dbt_build as build
+
+WRITER_POOL = "duckdb_writer"
+SPARK_THRIFT_POOL = "spark_thrift"  # raise its limit in dagster.yaml to build in parallel on the server
+DOCS_FILES = ("index.html", "static_index.html", "manifest.json", "catalog.json")
+# Run tag that makes the dbt asset rebuild every partition instead of only the changed ones.
+FULL_REBUILD_TAG = "trace-warehouse/dbt"
+
+
+class DbtManifestMissingError(RuntimeError):
+    """The dbt manifest has not been produced yet (``make install`` produces it)."""
+
+
+def dbt_project(settings: Settings, engine: str | None = None) -> DbtProject:
+    """The dbt project for ``engine`` (default: the settings'): one target path per engine."""
+    engine = engine or settings.engine
+    return DbtProject(
+        project_dir=build.DBT_PROJECT_DIR,
+        target_path=build.target_path(engine),
+        target=build.dbt_target(settings, engine),
+    )
+
+
+def dbt_resource(settings: Settings, engine: str | None = None) -> DbtCliResource:
+    """The ``dbt`` resource the dbt assets use (resource key ``dbt``)."""
+    return DbtCliResource(project_dir=dbt_project(settings, engine), dbt_executable=build.dbt_executable())
+
+
+def target_dir(project: DbtProject) -> Path:
+    return project.project_dir / project.target_path
+
+
+def manifest_path(settings: Settings, engine: str | None = None) -> Path:
+    """The parsed manifest for ``engine``; a clear error when ``make install`` has not produced it."""
+    path = dbt_project(settings, engine).manifest_path
+    if not path.exists():
+        raise DbtManifestMissingError(
+            f"dbt manifest not found at {path}: run `make install` "
+            "(it runs `python -m pipelines.warehouse.dbt_build`, i.e. `dbt parse`) and reload the definitions"
+        )
+    return path
+
+
+def _pool(project: DbtProject) -> str:
+    return SPARK_THRIFT_POOL if project.target == build.SPARK_THRIFT_TARGET else WRITER_POOL
+
+
+def dbt_models_assets(settings: Settings, engine: str | None = None) -> dg.AssetsDefinition:
+    """Every dbt model and seed as an asset, every dbt data test as an asset check, run by ``dbt build``."""
+    project = dbt_project(settings, engine)
+    target = project.target or "duckdb"
+
+    @dbt_assets(
+        manifest=manifest_path(settings, engine),
+        project=project,
+        name="dbt_build",
+        pool=_pool(project),
+        required_resource_keys={WAREHOUSE, DBT},
+    )
+    def _dbt_build(context: dg.AssetExecutionContext):
+        settings, dbt = settings_of(context), context.resources.dbt
+        with build.build_lock(settings, target):
+            waiting = build.pending_partitions(settings)
+            full = context.run.tags.get(FULL_REBUILD_TAG) == "full"
+            keys = None if full else sorted(set().union(*waiting.values()))
+            if keys is None:
+                context.log.info("full rebuild: every partition of the incremental facts")
+            else:
+                changed = ", ".join(keys) or "none"
+                context.log.info(f"incremental facts replace only the changed partitions: {changed}")
+            with exported(settings):
+                invocation = dbt.cli(
+                    build.dbt_build_args(keys), context=context, target_path=target_dir(project)
+                )
+            try:
+                yield from invocation.stream()
+                built = {key.path[-1] for key in context.selected_asset_keys}
+                build.consume_partitions(settings, waiting, built)
+            finally:
+                published = build.after_build(settings, target, project.manifest_path)
+                if published:
+                    context.log.info(f"trace.duckdb: {len(published)} view(s) over the Spark tables")
+
+    return _dbt_build
+
+
+def dbt_docs_asset(
+    models: dg.AssetsDefinition, settings: Settings, engine: str | None = None
+) -> dg.AssetsDefinition:
+    """``dbt docs generate`` after the models: the site lands in ``$WAREHOUSE_DIR/docs/dbt/``."""
+    project = dbt_project(settings, engine)
+
+    @dg.asset(
+        key=DOCS_KEY,
+        deps=list(models.keys),
+        group_name=REPORT_GROUP,
+        kinds={"dbt"},
+        pool=_pool(project),
+        required_resource_keys={WAREHOUSE, DBT},
+        description=(
+            "dbt docs for the warehouse (`dbt docs generate --static`): open "
+            "`$WAREHOUSE_DIR/docs/dbt/static_index.html` in a browser (one self-contained file), or serve "
+            "the folder and open index.html."
+        ),
+    )
+    def _dbt_docs(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        settings, dbt = settings_of(context), context.resources.dbt
+        out = settings.docs_dir / "dbt"
+        work = settings.warehouse_dir / ".tmp" / "dbt-docs"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        parsed = target_dir(project) / "partial_parse.msgpack"
+        if parsed.exists():  # reuse the parse of `make install` / dbt build
+            shutil.copyfile(parsed, work / parsed.name)
+        with build.build_lock(settings, project.target or "duckdb"), exported(settings):
+            invocation = dbt.cli(["docs", "generate", "--static"], target_path=work)
+            invocation.wait()
+        out.mkdir(parents=True, exist_ok=True)
+        for name in DOCS_FILES:
+            shutil.copyfile(work / name, out / name)
+        shutil.rmtree(work, ignore_errors=True)
+        context.log.info(f"dbt docs written to {out}")
+        return dg.MaterializeResult(
+            metadata={
+                "docs": dg.MetadataValue.url((out / "static_index.html").as_uri()),
+                "path": dg.MetadataValue.path(str(out)),
+                "engine": project.target or "duckdb",
+            }
+        )
+
+    return _dbt_docs
+
+
+def dbt_assets_defs(settings: Settings, engine: str | None = None) -> list[dg.AssetsDefinition]:
+    """The dbt models (one multi-asset) and the dbt docs asset, for ``Definitions(assets=...)``."""
+    models = dbt_models_assets(settings, engine)
+    return [models, dbt_docs_asset(models, settings, engine)]

@@ -1,0 +1,67 @@
+"""Landing assets: one per file family, each fetching the family's upstream files into ``landing/``."""
+
+import dagster as dg
+
+from pipelines.defs.keys import LANDING_GROUP, landing_key
+from pipelines.defs.resources import WAREHOUSE, settings_of
+from pipelines.families.registry import Family, all_families, files_for
+from pipelines.families.upstream import discover_utilization
+
+
+def _landing_asset(fam: Family) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=landing_key(fam.key),
+        group_name=LANDING_GROUP,
+        kinds={"csv"},
+        description=f"Upstream CSV files of `{fam.catalog_name}` copied into landing/: {fam.description}.",
+        tags={"source": fam.source},
+        required_resource_keys={WAREHOUSE},
+    )
+    def _landing(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        from pipelines.sources.landing import land_files, list_utilization
+
+        settings = settings_of(context)
+        listing: list[str] = []
+        skipped: tuple[tuple[str, str], ...] = ()
+        if fam.discovered:
+            listing = list_utilization(settings)
+            skipped = discover_utilization(listing).skipped
+        files = files_for([fam.key], listing)
+        if not files:
+            raise dg.Failure(f"{fam.catalog_name}: no upstream file found (source {settings.source})")
+        result = land_files(settings, files, progress=context.log.info)
+        for path, why in skipped:
+            context.log.warning(f"not fetched: {path} ({why})")
+        if result.errors:
+            for err in result.errors:
+                context.log.error(str(err))
+            raise dg.Failure(
+                f"{len(result.errors)} of {len(files)} file(s) of {fam.catalog_name} could not be landed:\n"
+                + "\n".join(str(e) for e in result.errors),
+            )
+        landed = sorted(result.landed, key=lambda f: f.mirror_path)
+        table = "\n".join(
+            f"| `{f.mirror_path}` | {f.bytes:,} | `{f.sha256[:12]}…` | {f.origin} | {'yes' if f.changed else 'no'} |"
+            for f in landed
+        )
+        return dg.MaterializeResult(
+            metadata={
+                "files": len(landed),
+                "bytes": sum(f.bytes for f in landed),
+                "changed_files": sum(f.changed for f in landed),
+                "source": settings.source,
+                "source_url": landed[0].url if len(landed) == 1 else f"{len(landed)} files, see table",
+                "sha256": landed[0].sha256 if len(landed) == 1 else f"{len(landed)} files, see table",
+                "data_origin": ", ".join(sorted({f.origin for f in landed})),
+                "files_table": dg.MetadataValue.md(
+                    "| file | bytes | sha256 | origin | changed |\n|---|---:|---|---|---|\n" + table
+                ),
+                "not_fetched": dg.MetadataValue.json([{"path": p, "why": w} for p, w in skipped]),
+            }
+        )
+
+    return _landing
+
+
+def landing_assets() -> list[dg.AssetsDefinition]:
+    return [_landing_asset(fam) for fam in all_families()]

@@ -1,0 +1,51 @@
+"""Raw assets: one per file family, loading its landed files into the Parquet lake and ``raw.<family>``."""
+
+import dagster as dg
+
+from pipelines.defs.keys import RAW_GROUP, landing_key, raw_key
+from pipelines.defs.resources import WAREHOUSE, settings_of
+from pipelines.families.registry import Family, all_families
+from pipelines.lake.family_load import files_table, landed_sources, load_family, summarize
+
+
+def metadata(results) -> dict[str, object]:  # results: list[LoadResult]
+    return {**summarize(results), "files_table": dg.MetadataValue.md(files_table(results))}
+
+
+def _raw_asset(fam: Family) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=raw_key(fam.key),
+        deps=[landing_key(fam.key)],
+        group_name=RAW_GROUP,
+        kinds={"parquet", "duckdb"},
+        description=f"`raw.{fam.key}`: {fam.description}. Partitioned Parquet under lake/raw/{fam.key}/.",
+        tags={"source": fam.source},
+        required_resource_keys={WAREHOUSE},
+    )
+    def _raw(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        settings = settings_of(context)
+        if not landed_sources(settings, fam.key):
+            raise dg.Failure(f"{fam.catalog_name}: nothing landed yet; materialize landing/{fam.key} first")
+        loaded = load_family(settings, fam.key, context.log.info)
+        results, errors = loaded.results, loaded.errors
+        for exc in errors:
+            context.log.error(str(exc))
+        if errors:
+            raise dg.Failure(
+                f"{len(errors)} of {len(results) + len(errors)} file(s) of {fam.catalog_name} could not be "
+                "loaded:\n" + "\n".join(str(e) for e in errors),
+                metadata=metadata(results) if results else None,
+            )
+        return dg.MaterializeResult(
+            metadata={
+                **metadata(results),
+                "partitions_changed": dg.MetadataValue.json(loaded.changed),
+                "partitions_pending_dbt": len(loaded.pending),
+            }
+        )
+
+    return _raw
+
+
+def raw_assets() -> list[dg.AssetsDefinition]:
+    return [_raw_asset(fam) for fam in all_families()]

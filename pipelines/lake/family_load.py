@@ -1,0 +1,105 @@
+"""Load a family: every landed file of it into the lake, then its views, then its pending partitions.
+
+This is what the raw asset (``pipelines/defs/raw.py``) and the benchmarks run; it imports no Dagster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pipelines.families.registry import upstream_file
+from pipelines.lake.header import LoadError
+from pipelines.lake.loader import LoadResult, SourceFile, load_file
+from pipelines.lake.pending import add_pending
+from pipelines.settings import Settings
+from pipelines.sources.manifest import all_landed
+from pipelines.warehouse.db import writer
+from pipelines.warehouse.views import refresh_views
+
+
+class NotInCatalogError(LookupError):
+    """A landed file the catalog does not know (its family was renamed or removed)."""
+
+
+def landed_sources(settings: Settings, family_key: str) -> list[SourceFile]:
+    """The family's files as the landing manifest records them."""
+    sources = []
+    for landed in all_landed(settings):
+        if landed.family != family_key:
+            continue
+        upstream = upstream_file(landed.mirror_path)
+        if upstream is None:
+            raise NotInCatalogError(f"{landed.mirror_path}: landed but not in the catalog")
+        sources.append(SourceFile(upstream, landed.path, landed.sha256, landed.origin, landed.real_lines))
+    return sorted(sources, key=lambda s: s.upstream.mirror_path)
+
+
+@dataclass
+class FamilyLoad:
+    """What loading a family's landed files did."""
+
+    results: list[LoadResult] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # partitions written or removed
+    pending: set[str] = field(default_factory=set)  # partitions now waiting for dbt
+
+
+def load_family(settings: Settings, family_key: str, log: Callable[[str], None] | None = None) -> FamilyLoad:
+    """Load every landed file of the family (a file that cannot be loaded is kept as an error and the
+    others go on), then refresh its ``raw``/``quarantine`` views and record the changed partitions for dbt.
+    ``log`` gets a line per file."""
+    say = log or (lambda _msg: None)
+    out = FamilyLoad()
+    for src in landed_sources(settings, family_key):
+        say(f"loading {src.upstream.mirror_path}")
+        try:
+            result = load_file(settings, src)
+        except LoadError as exc:
+            out.errors.append(exc)
+            continue
+        st = result.state
+        verb = "unchanged" if result.skipped else f"loaded in {result.seconds:.1f}s"
+        say(f"{st.mirror_path}: {st.loaded:,} rows, {st.rejected:,} rejected ({verb})")
+        out.results.append(result)
+    out.changed = sorted({k for r in out.results if r.swap for k in (*r.swap.written, *r.swap.removed)})
+    with writer(settings) as con:
+        refresh_views(con, settings, [family_key])
+        out.pending = add_pending(settings, family_key, out.changed)
+    return out
+
+
+def files_table(results: list[LoadResult]) -> str:
+    """A markdown table, a row per file: lines, loaded, rejected, partitions, origin, sha256."""
+    rows = "\n".join(
+        f"| `{s.mirror_path}` | {s.lines:,} | {s.loaded:,} | {s.rejected:,} | {len(s.partitions)} | "
+        f"{s.data_origin} | `{s.sha256[:12]}…` |"
+        for s in (r.state for r in results)
+    )
+    return (
+        "| file | lines | loaded | rejected | partitions | origin | sha256 |\n|---|---:|---:|---:|---:|---|---|\n"
+        + rows
+    )
+
+
+def summarize(results: list[LoadResult]) -> dict[str, object]:
+    """The counts of a family load: rows (values for wide files), rejects, lines, files, partitions."""
+    states = [r.state for r in results]
+    rows = sum(s.loaded if s.values is None else s.values for s in states)  # wide files: one row per value
+    summary: dict[str, object] = {
+        "dagster/row_count": rows,
+        "rows": rows,
+        "rejects": sum(s.rejected for s in states),
+        "lines": sum(s.lines for s in states),
+        "lines_loaded": sum(s.loaded for s in states),
+        "files": len(states),
+        "files_unchanged": sum(r.skipped for r in results),
+        "partitions": len({p.key for s in states for p in s.partitions}),
+        "partitions_written": sum(len(r.swap.written) for r in results if r.swap),
+        "partitions_unchanged": sum(len(r.swap.unchanged) for r in results if r.swap),
+        "data_origin": ", ".join(sorted({s.data_origin for s in states})),
+        "sha256": states[0].sha256 if len(states) == 1 else f"{len(states)} files, see table",
+    }
+    if any(s.values is not None for s in states):
+        summary["empty_cells"] = sum(s.empty_cells or 0 for s in states)
+    return summary

@@ -1,1 +1,0 @@
-"""Incremental refresh: what changed upstream, and which raw partitions still wait for dbt."""

@@ -1,0 +1,12 @@
+"""The deterministic sample mirror: every upstream file, synthetic except the real rows we ship.
+
+``generate_sample(out)`` writes, under ``out``, the catalog's mirror paths (GitHub, BurstGPT releases,
+HuggingFace), ``MANIFEST.json`` (bytes, sha256, origin, real line ranges) and a ``README.txt`` saying the
+data is synthetic. Target numbers live in ``calibration``.
+"""
+
+from pipelines.sample.calibration import DEFAULT_SCALE
+from pipelines.sample.generator import generate_sample
+from pipelines.sample.params import SampleError
+
+__all__ = ["DEFAULT_SCALE", "SampleError", "generate_sample"]

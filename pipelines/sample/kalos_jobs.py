@@ -1,0 +1,123 @@
+"""``data/job_trace/trace_kalos.csv``: the 2 real README rows, then synthetic Kalos jobs.
+
+Layout [V]: 17 columns, 16-character job ids, ``+00:00`` times, ``queue`` and ``shared_mem_per_pod``
+printed as floats, ``fail_time`` only on FAILED rows and ``stop_time`` only on CANCELLED rows (both equal
+to ``end_time``, as in the README rows).
+
+Assumption: both README rows have ``duration = end_time − submit_time`` (not end − start) and
+``gpu_time = duration × gpu_num``; how widespread that is upstream is unknown, so the sample makes it hold
+on **every** Kalos row, which a validation suite can measure. The undocumented ``RUNNING`` state [S]
+appears on exactly 3 rows (the latest submissions), with an empty ``end_time``, ``duration`` and
+``gpu_time`` — that shape is assumed too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from pipelines.sample import calibration as cal
+from pipelines.sample.arrivals import Clock, arrival_chunks
+from pipelines.sample.formatting import csv_rows, decimals, epoch, ints, random_ids, times
+from pipelines.sample.jobs import Jobs, kalos_profile, pick_users, sample_jobs, user_pool
+from pipelines.sample.params import Progress, SampleParams
+from pipelines.sample.paths import fixed_file
+from pipelines.sample.real_rows import KALOS_README_ROWS, real_rows
+from pipelines.sample.sampling import choice, stream
+from pipelines.sample.writer import MirrorFile
+from pipelines.sources.mirror_manifest import MirrorEntry
+
+COLUMNS = (
+    "job_id", "user", "node_num", "gpu_num", "cpu_num", "mem_per_pod_GB", "shared_mem_per_pod", "type",
+    "state", "submit_time", "start_time", "end_time", "fail_time", "stop_time", "duration", "queue",
+    "gpu_time",
+)  # fmt: skip
+UTC_OFFSET_HOURS = 0
+JOB_ID_PREFIX = "dlc"
+JOB_ID_LENGTH = 16
+CPU_JOB_MEM_GB: cal.GpuShape = ((4, 8, 16, 32, 64, 128), (0.2, 0.25, 0.25, 0.15, 0.1, 0.05))
+RUNNING_NOTE = (
+    "synthetic; the 3 RUNNING rows (an undocumented state seen by third parties) are given an empty "
+    "end_time, duration and gpu_time: that shape is assumed. duration = end_time - submit_time on every "
+    "row (the README rows' quirk, assumed to hold throughout)."
+)
+
+
+def kalos_clock() -> Clock:
+    start, end = (epoch(t) for t in cal.KALOS_SUBMIT_WINDOW)
+    return Clock(start, end, cal.HOUR_OF_DAY_WEIGHTS, 8 * 3600, cal.WEEKEND_FACTOR)
+
+
+def job_ids(rng: np.random.Generator, n: int, seen: set[str]) -> pa.Array:
+    """``n`` fresh ids like ``dlctk696s0jbvitv``, none in ``seen`` (which is updated)."""
+    ids = random_ids(rng, n, JOB_ID_PREFIX, JOB_ID_LENGTH).to_pylist()
+    for i, job_id in enumerate(ids):
+        while job_id in seen:
+            job_id = random_ids(rng, 1, JOB_ID_PREFIX, JOB_ID_LENGTH)[0].as_py()
+        ids[i] = job_id
+        seen.add(job_id)
+    return pa.array(ids)
+
+
+def kalos_columns(
+    rng: np.random.Generator, jobs: Jobs, ids: pa.Array, users: pa.Array
+) -> dict[str, pa.Array]:
+    n = len(jobs.submit)
+    is_gpu = jobs.gpu_num > 0
+    per_pod = np.minimum(jobs.gpu_num, cal.GPUS_PER_NODE)
+    mem = np.where(is_gpu, 125 * per_pod, choice(rng, CPU_JOB_MEM_GB, n))
+    shared = np.where(is_gpu, 12.5 * per_pod, mem / 8)
+    running = jobs.state == "RUNNING"
+    duration = jobs.end - jobs.submit  # the Kalos quirk, on every row (see module docstring)
+    return {
+        "job_id": ids,
+        "user": users,
+        "node_num": ints(jobs.node_num),
+        "gpu_num": ints(jobs.gpu_num),
+        "cpu_num": ints(jobs.cpu_num),
+        "mem_per_pod_GB": ints(mem),
+        "shared_mem_per_pod": decimals(shared, 1),
+        "type": pa.array(jobs.job_type),
+        "state": pa.array(jobs.state),
+        "submit_time": times(jobs.submit, UTC_OFFSET_HOURS),
+        "start_time": times(jobs.start, UTC_OFFSET_HOURS),
+        "end_time": times(jobs.end, UTC_OFFSET_HOURS, mask=running),
+        "fail_time": times(jobs.end, UTC_OFFSET_HOURS, mask=jobs.state != "FAILED"),
+        "stop_time": times(jobs.end, UTC_OFFSET_HOURS, mask=jobs.state != "CANCELLED"),
+        "duration": ints(duration, mask=running),
+        "queue": decimals(jobs.queue, 1),
+        "gpu_time": decimals(duration * jobs.gpu_num, 1, mask=running),
+    }
+
+
+def _mark_running(jobs: Jobs, rows: int) -> Jobs:
+    """The last ``rows`` jobs (the latest submissions) are still running."""
+    state = jobs.state.copy()
+    state[len(state) - rows :] = "RUNNING"
+    return replace(jobs, state=state)
+
+
+def write_kalos_jobs(root: Path, params: SampleParams, progress: Progress) -> dict[str, MirrorEntry]:
+    target = fixed_file("acme__kalos_jobs", "trace_kalos.csv")
+    real = real_rows(KALOS_README_ROWS)
+    if real.columns != list(COLUMNS):
+        raise ValueError(f"{real.name}: header {real.columns} is not the Kalos layout {COLUMNS}")
+    n_synthetic = params.rows(cal.PUBLISHED_KALOS_ROWS, len(real.rows)) - len(real.rows)
+    rng = stream(params.seed, "acme/kalos_jobs")
+    pool = user_pool(rng, cal.KALOS_USERS, real.field(real.rows[0], "user"), "0123456789abcdef")
+    seen = {real.field(r, "job_id") for r in real.rows}
+    chunks = list(arrival_chunks(rng, kalos_clock(), n_synthetic, cal.CHUNK_ROWS))
+    with MirrorFile(root, target.mirror_path, COLUMNS) as out:
+        for row in real.rows:
+            out.write(row)
+        for i, submit in enumerate(chunks):
+            jobs = sample_jobs(rng, kalos_profile(), submit, force_max_gpu=i == 0)
+            if i == len(chunks) - 1:
+                jobs = _mark_running(jobs, cal.KALOS_RUNNING_ROWS)
+            ids, users = job_ids(rng, len(submit), seen), pick_users(rng, pool, len(submit))
+            out.write(csv_rows(kalos_columns(rng, jobs, ids, users)))
+    progress(f"{target.mirror_path}: {out.lines - 1:,} rows ({len(real.rows)} real)")
+    return {target.mirror_path: out.written.entry("mixed", [(2, 1 + len(real.rows))], note=RUNNING_NOTE)}

@@ -1,0 +1,99 @@
+"""``trace.duckdb``: one writer at a time, views over the lake, read-only readers.
+
+Heavy work never holds the database: loads write Parquet from an in-memory DuckDB. Only the short step that
+(re)creates views, and dbt, open ``trace.duckdb`` for writing, under an OS file lock on
+``$WAREHOUSE_DIR/.writer.lock`` (the backstop for processes outside Dagster, whose own pool of one
+serializes writers inside it).
+
+DuckDB admits no reader while another process writes the file. So every write session ends by publishing a
+snapshot — the closed, checkpointed file copied to ``published/trace.duckdb`` and swapped in atomically —
+and a reader that finds the live file locked answers from the last snapshot instead of failing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+from filelock import FileLock, Timeout
+
+from pipelines.settings import Settings
+
+
+@contextmanager
+def writer_lock(
+    settings: Settings, *, wait_message: str = "waiting for the warehouse writer lock"
+) -> Iterator[None]:
+    """Hold ``$WAREHOUSE_DIR/.writer.lock``; says on stderr when it has to wait for another process."""
+    settings.warehouse_dir.mkdir(parents=True, exist_ok=True)
+    # One lock object per path in this process, so a run that holds the lock can open the writer again.
+    lock = FileLock(str(settings.lock_path), is_singleton=True, thread_local=False)
+    try:
+        lock.acquire(timeout=0.5)
+    except Timeout:
+        print(f"{wait_message} ({settings.lock_path})", file=sys.stderr, flush=True)
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+@contextmanager
+def writer(settings: Settings) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection to ``trace.duckdb``, held under the writer lock; publishes a snapshot after."""
+    with writer_lock(settings):
+        con = duckdb.connect(str(settings.duckdb_path))
+        try:
+            con.execute("set TimeZone = 'UTC'")
+            yield con
+        finally:
+            con.close()
+        publish_snapshot(settings)
+
+
+def snapshot_path(settings: Settings) -> Path:
+    return settings.warehouse_dir / "published" / "trace.duckdb"
+
+
+def publish_snapshot(settings: Settings) -> Path:
+    """Copy the closed ``trace.duckdb`` to ``published/`` (atomic swap). Call while holding the writer lock."""
+    target = snapshot_path(settings)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    shutil.copyfile(settings.duckdb_path, tmp)
+    os.replace(tmp, target)
+    return target
+
+
+def _connect_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(str(path), read_only=True)
+    con.execute("set TimeZone = 'UTC'")
+    return con
+
+
+def reader(settings: Settings) -> duckdb.DuckDBPyConnection:
+    """A read-only connection for queries: the live file, or the last published snapshot while a run writes."""
+    if not settings.duckdb_path.exists():
+        raise FileNotFoundError(
+            f"{settings.duckdb_path} does not exist yet: run `make run` or `trace-warehouse run` first"
+        )
+    try:
+        return _connect_read_only(settings.duckdb_path)
+    except duckdb.IOException as exc:
+        snapshot = snapshot_path(settings)
+        if "lock" not in str(exc).lower() or not snapshot.exists():
+            raise
+        published = datetime.fromtimestamp(snapshot.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        print(
+            f"note: a run is writing {settings.duckdb_path.name}; answering from the snapshot published "
+            f"{published} ({snapshot})",
+            file=sys.stderr,
+        )
+        return _connect_read_only(snapshot)
