@@ -10,6 +10,7 @@ from pipelines.settings import SETTINGS_VARS, Settings, load_settings
 
 REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sample" / "real"
 
+
 @pytest.fixture(autouse=True)
 def _clean_settings_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in SETTINGS_VARS:  # a developer's shell must not leak into the tests' settings

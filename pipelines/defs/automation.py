@@ -12,8 +12,7 @@ from collections import defaultdict
 
 import dagster as dg
 
-from pipelines.defs.keys import landing_key, raw_key
-from pipelines.defs.resources import WAREHOUSE, settings_of
+from pipelines.defs.keys import WAREHOUSE, landing_key, raw_key, settings_of
 
 REFRESH_JOB = "refresh"
 EVERYTHING = dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()

@@ -12,8 +12,7 @@ import dagster as dg
 
 from expectations import suite_for
 from expectations.rules import Suite
-from pipelines.defs.keys import raw_key
-from pipelines.defs.resources import WAREHOUSE, settings_of
+from pipelines.defs.keys import WAREHOUSE, raw_key, settings_of
 from pipelines.families.registry import Family, all_families
 from pipelines.warehouse.db import writer
 from pipelines.warehouse.views import refresh_views

@@ -23,8 +23,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject, dbt_assets
 
-from pipelines.defs.keys import DOCS_KEY, REPORT_GROUP
-from pipelines.defs.resources import DBT, WAREHOUSE, settings_of
+from pipelines.defs.keys import DBT, DOCS_KEY, REPORT_GROUP, WAREHOUSE, settings_of
 from pipelines.settings import Settings, exported
 from pipelines.warehouse import dbt_build as build
 

@@ -1,6 +1,10 @@
-"""Asset keys and group names: one word follows a family through every layer (DESIGN §1)."""
+"""Asset keys, group names and resource keys: one word follows a family through every layer (DESIGN §1)."""
+
+from typing import Any
 
 import dagster as dg
+
+from pipelines.settings import Settings
 
 LANDING_GROUP = "landing"
 RAW_GROUP = "raw"
@@ -18,3 +22,14 @@ def raw_key(family_key: str) -> dg.AssetKey:
 
 def report_key(name: str) -> dg.AssetKey:
     return dg.AssetKey(["report", name])
+
+
+# Resource keys (pipelines/defs/resources.py builds them from the settings).
+WAREHOUSE = "warehouse"
+TRACE_SOURCE = "trace_source"
+DBT = "dbt"
+
+
+def settings_of(context: Any) -> Settings:
+    """The settings of a run: from an asset, check or sensor context that requires ``warehouse``."""
+    return context.resources.warehouse

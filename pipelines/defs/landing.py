@@ -2,8 +2,7 @@
 
 import dagster as dg
 
-from pipelines.defs.keys import LANDING_GROUP, landing_key
-from pipelines.defs.resources import WAREHOUSE, settings_of
+from pipelines.defs.keys import LANDING_GROUP, WAREHOUSE, landing_key, settings_of
 from pipelines.families.registry import Family, all_families, files_for
 from pipelines.families.upstream import discover_utilization
 
@@ -15,7 +14,7 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
         kinds={"csv"},
         description=f"Upstream CSV files of `{fam.catalog_name}` copied into landing/: {fam.description}.",
         tags={"source": fam.source},
-        required_resource_keys={WAREHOUSE},
+        required_resource_keys={WAREHOUSE, TRACE_SOURCE},
     )
     def _landing(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
         from pipelines.sources.landing import land_files, list_utilization
@@ -24,12 +23,12 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
         listing: list[str] = []
         skipped: tuple[tuple[str, str], ...] = ()
         if fam.discovered:
-            listing = list_utilization(settings)
+            listing = list_utilization(settings, source=context.resources.trace_source)
             skipped = discover_utilization(listing).skipped
         files = files_for([fam.key], listing)
         if not files:
             raise dg.Failure(f"{fam.catalog_name}: no upstream file found (source {settings.source})")
-        result = land_files(settings, files, progress=context.log.info)
+        result = land_files(settings, files, progress=context.log.info, source=context.resources.trace_source)
         for path, why in skipped:
             context.log.warning(f"not fetched: {path} ({why})")
         if result.errors:

@@ -2,8 +2,7 @@
 
 import dagster as dg
 
-from pipelines.defs.keys import RAW_GROUP, landing_key, raw_key
-from pipelines.defs.resources import WAREHOUSE, settings_of
+from pipelines.defs.keys import RAW_GROUP, WAREHOUSE, landing_key, raw_key, settings_of
 from pipelines.families.registry import Family, all_families
 from pipelines.lake.family_load import files_table, landed_sources, load_family, summarize
 

@@ -14,8 +14,7 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
-from pipelines.defs.keys import REPORT_GROUP, report_key
-from pipelines.defs.resources import WAREHOUSE, settings_of
+from pipelines.defs.keys import REPORT_GROUP, WAREHOUSE, report_key, settings_of
 from pipelines.lake.atomic import write_bytes
 from pipelines.report.catalog import FIGURES, REPORT_NAME, FigureSpec
 from pipelines.report.queries import COMPARISON_MARTS, COMPARISONS, DATASET_ORIGINS, FACTS

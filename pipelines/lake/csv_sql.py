@@ -63,7 +63,6 @@ select gap, max(j) as shift from (
 ENCODING_REJECTS_SQL = """
 select cast(line as bigint) as _row_number, trim(csv_line, chr(10) || chr(13)) as raw_text, error_type, error_message
 from reject_errors order by line
-from pipelines.lake.relation import ident, lit  # noqa: F401  (loader uses q.lit / q.ident)
 """
 
 

@@ -50,12 +50,14 @@ def _error(settings: Settings, mirror_path: str, location: str, reason: str) -> 
     return FetchError(mirror_path, location, reason)
 
 
-def list_utilization(settings: Settings, progress: Progress | None = None) -> list[str]:
+def list_utilization(
+    settings: Settings, progress: Progress | None = None, *, source: TraceSource | None = None
+) -> list[str]:
     """Repo paths (``data/utilization/...``) of every file under the utilization folder, sorted: the
     HuggingFace listing (remote) or a walk of the mirror's utilization folder (empty when it has none).
     Feed the result to ``registry.files_for``."""
     try:
-        return trace_source(settings).list_utilization(progress)
+        return (source or trace_source(settings)).list_utilization(progress)
     except FetchError as exc:
         raise _error(settings, exc.mirror_path, exc.location, exc.reason) from None
 
@@ -66,13 +68,14 @@ def land_files(
     progress: Progress | None = None,
     *,
     options: HttpOptions | None = None,
+    source: TraceSource | None = None,
 ) -> LandingResult:
-    """Land each of ``files`` at ``settings.landing_dir / mirror_path``; see the module docstring.
-
-    ``options`` tunes the HTTP retries and timeouts of ``remote`` mode.
+    """Land each of ``files`` at ``settings.landing_dir / mirror_path`` from ``source`` (default: the one
+    the settings name); see the module docstring. ``options`` tunes the HTTP retries and timeouts of
+    ``remote`` mode.
     """
     options = options or HttpOptions()
-    source = trace_source(settings)
+    source = source or trace_source(settings)
     result = LandingResult()
     try:
         source.prepare(progress)

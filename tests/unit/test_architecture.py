@@ -1,0 +1,151 @@
+"""The layering the code promises (README → Architecture), read from the source with ``ast``:
+
+- only ``pipelines/defs/``, ``pipelines/definitions.py``, ``pipelines/run.py`` and ``pipelines/cli.py``
+  import Dagster (``dagster``, ``dagster_dbt``, …): the library under them runs without it;
+- no import cycle among the project's modules, counting imports inside functions (a cycle hidden by a
+  function-level import is still a cycle);
+- only ``pipelines/settings.py`` reads the process environment.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from pipelines.settings import PROJECT_ROOT
+
+PACKAGES = ("pipelines", "expectations")
+DAGSTER_ALLOWED = ("pipelines/defs/", "pipelines/definitions.py", "pipelines/run.py", "pipelines/cli.py")
+ENVIRONMENT_ALLOWED = ("pipelines/settings.py",)
+
+
+def project_modules() -> dict[str, Path]:
+    """Dotted module name → file, for every module of the project's packages."""
+    out = {}
+    for package in PACKAGES:
+        for path in sorted((PROJECT_ROOT / package).rglob("*.py")):
+            parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            out[name] = path
+    return out
+
+
+def imported_names(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[str, int]]:
+    """Every module an ``import`` names (at any depth of the file), with its line. ``from a import b``
+    names ``a.b`` when that is one of ``modules`` (a submodule), else ``a``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            yield from ((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                yield (sub if sub in modules else node.module), node.lineno
+
+
+def import_graph(modules: Mapping[str, Path]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for target, _ in imported_names(path, modules):
+            if target in modules and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(PROJECT_ROOT).as_posix()
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("import b\n")
+    (tmp_path / "b.py").write_text("def f():\n    from c import x\n")
+    (tmp_path / "c.py").write_text("from a import y\nimport d\n")
+    (tmp_path / "d.py").write_text("")
+    modules = {p.stem: p for p in tmp_path.glob("*.py")}
+    assert cycles(import_graph(modules)) == [["a", "b", "c"]]
+
+
+def test_only_the_dagster_layer_imports_dagster() -> None:
+    offenders = [
+        f"{relative(path)}:{line} imports {target}"
+        for path in project_modules().values()
+        if not relative(path).startswith(DAGSTER_ALLOWED)
+        for target, line in imported_names(path)
+        if target.split(".")[0] == "dagster" or target.startswith("dagster_")
+    ]
+    assert offenders == []
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(import_graph(project_modules())) == []
+
+
+def reads_environment(path: Path) -> list[int]:
+    """Lines that touch the process environment: ``os.environ``, ``os.getenv``, ``os.putenv``, or
+    ``environ``/``getenv`` imported from ``os``."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv", "environb"):
+            if isinstance(node.value, ast.Name) and node.value.id == "os":
+                lines.append(node.lineno)
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(a.name in ("environ", "getenv", "putenv", "environb") for a in node.names)
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+@pytest.mark.parametrize("source", ["import os\nx = os.environ['A']\n", "from os import getenv\n"])
+def test_the_environment_finder_sees_a_read(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert reads_environment(path)
+
+
+def test_only_settings_reads_the_environment() -> None:
+    offenders = [
+        f"{relative(path)}:{line}"
+        for path in project_modules().values()
+        if relative(path) not in ENVIRONMENT_ALLOWED
+        for line in reads_environment(path)
+    ]
+    assert offenders == []
