@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.defs.keys import LANDING_GROUP, WAREHOUSE, landing_key, settings_of
+from pipelines.defs.keys import LANDING_GROUP, TRACE_SOURCE, WAREHOUSE, landing_key, settings_of
 from pipelines.families.registry import Family, all_families, files_for
 from pipelines.families.upstream import discover_utilization
 
