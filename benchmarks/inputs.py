@@ -11,12 +11,12 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
 
+from pipelines.lake.atomic import replacing
 from pipelines.sources import mirror_manifest as mm
 
 SECONDS_PER_DAY = 86_400
@@ -142,9 +142,8 @@ def replace_file(mirror: Path, mirror_path: str, new: Path) -> None:
     if manifest is None or manifest.entry(mirror_path) is None:
         raise FileNotFoundError(f"{mirror} lists no {mirror_path}")
     target = mirror / mirror_path
-    tmp = target.with_name(f".{target.name}.tmp")
-    _copy(new, tmp)
-    os.replace(tmp, target)
+    with replacing(target) as tmp:
+        _copy(new, tmp)
     files = dict(manifest.files)
     files[mirror_path] = replace(files[mirror_path], bytes=target.stat().st_size, sha256=sha256_of(target))
     mm.write(mirror, mm.MirrorManifest(files, manifest.extra))

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pipelines.lake.atomic import write_json
+
 Origin = Literal["real", "synthetic", "mixed"]
 MANIFEST_NAME = "MANIFEST.json"
 ORIGINS: tuple[Origin, ...] = ("real", "synthetic", "mixed")
@@ -99,7 +101,5 @@ def read(mirror_root: Path) -> MirrorManifest | None:
 
 def write(mirror_root: Path, manifest: MirrorManifest) -> Path:
     path = mirror_root / MANIFEST_NAME
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(manifest.to_json(), indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json(path, manifest.to_json(), indent=2)
     return path

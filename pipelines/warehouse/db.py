@@ -12,7 +12,6 @@ and a reader that finds the live file locked answers from the last snapshot inst
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from pathlib import Path
 import duckdb
 from filelock import FileLock, Timeout
 
+from pipelines.lake.atomic import replacing
 from pipelines.settings import Settings
 
 
@@ -65,10 +65,8 @@ def snapshot_path(settings: Settings) -> Path:
 def publish_snapshot(settings: Settings) -> Path:
     """Copy the closed ``trace.duckdb`` to ``published/`` (atomic swap). Call while holding the writer lock."""
     target = snapshot_path(settings)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    shutil.copyfile(settings.duckdb_path, tmp)
-    os.replace(tmp, target)
+    with replacing(target) as tmp:
+        shutil.copyfile(settings.duckdb_path, tmp)
     return target
 
 
