@@ -61,6 +61,15 @@ select cluster_name || '.{key}.gpu_time.' || {column}, share_by_reported_gpu_tim
     )
 
 
+def _per_cluster(mart: str, column: str, picks: tuple[tuple[str, str, str], ...]) -> str:
+    """For each ``(key, value, match)``: ``<cluster>.<key>`` = ``value`` on the rows of ``analysis.<mart>``
+    whose ``column`` is ``match``."""
+    return "\nunion all\n".join(
+        f"select cluster_name || '.{key}', {value} from analysis.{mart}\nwhere {column} = '{match}'"
+        for key, value, match in picks
+    )
+
+
 GPU_STATE_SHARES = _gpu_job_shares(
     "GPU-job final states", "job_state_shares", "gpu_state_share", "state_group"
 )
@@ -74,11 +83,15 @@ select c.cluster_name || '.gpu_num.max', max(j.gpu_num)::double
 from marts.fct_job as j inner join marts.dim_cluster as c on j.cluster_key = c.cluster_key
 where j.is_gpu_job group by c.cluster_name
 union all
-select cluster_name || '.gpu_jobs.median_run_s', p50_s from analysis.job_duration_percentiles
-where measure = 'reported_duration_s'
-union all
-select cluster_name || '.gpu_jobs.median_queue_s', p50_s from analysis.job_duration_percentiles
-where measure = 'reported_queue_s'""",
+"""
+    + _per_cluster(
+        "job_duration_percentiles",
+        "measure",
+        (
+            ("gpu_jobs.median_run_s", "p50_s", "reported_duration_s"),
+            ("gpu_jobs.median_queue_s", "p50_s", "reported_queue_s"),
+        ),
+    ),
     ("gpu_num_cdf", "fct_job", "job_duration_percentiles"),
 )
 
@@ -131,16 +144,16 @@ select 'burstgpt.' || file_number || '.duplicate_share', sum(k - 1) / sum(k) fro
 
 UTILIZATION = CalibrationQuery(
     "utilization",
-    """select cluster_name || '.gpu_util.median', p50 from analysis.utilization_percentiles where metric = 'GPU_UTIL'
-union all
-select cluster_name || '.gpu_util.zero_share', share_at_zero from analysis.utilization_percentiles
-where metric = 'GPU_UTIL'
-union all
-select cluster_name || '.node_cpu.median', p50 from analysis.utilization_percentiles
-where metric = 'NODE_CPU_UTILIZATION'
-union all
-select cluster_name || '.node_cpu.max', max_value from analysis.utilization_percentiles
-where metric = 'NODE_CPU_UTILIZATION'""",
+    _per_cluster(
+        "utilization_percentiles",
+        "metric",
+        (
+            ("gpu_util.median", "p50", "GPU_UTIL"),
+            ("gpu_util.zero_share", "share_at_zero", "GPU_UTIL"),
+            ("node_cpu.median", "p50", "NODE_CPU_UTILIZATION"),
+            ("node_cpu.max", "max_value", "NODE_CPU_UTILIZATION"),
+        ),
+    ),
     ("utilization_percentiles",),
 )
 

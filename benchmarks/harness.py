@@ -182,11 +182,15 @@ class Benchmark:
             if self._skipped(key):
                 self._mark_skipped((key,), "--skip")
 
-    def load_utilization(self) -> None:
-        listing = warehouses.mirror_listing(self.mirror)
-        wh = self.work / "wh-utilization"
+    def _landed_from_listing(self, name: str, files: Callable[[list[str]], list[UpstreamFile]]) -> Path:
+        """A fresh warehouse ``<work>/wh-<name>`` with ``files(<the mirror's utilization listing>)`` landed."""
+        wh = self.work / f"wh-{name}"
         warehouses.remove(wh)
-        warehouses.land(wh, self.mirror, workload.utilization_files(listing))
+        warehouses.land(wh, self.mirror, files(warehouses.mirror_listing(self.mirror)))
+        return wh
+
+    def load_utilization(self) -> None:
+        wh = self._landed_from_listing("utilization", workload.utilization_files)
         params = {"families": list(workload.UTILIZATION_FAMILIES)}
         for _ in range(self.options.runs):
             warehouses.reset(wh)
@@ -292,10 +296,7 @@ class Benchmark:
         from benchmarks.calibration import calibration_table
         from benchmarks.calibration_sql import MARTS
 
-        listing = warehouses.mirror_listing(self.mirror)
-        wh = self.work / "wh-calibration"
-        warehouses.remove(wh)
-        warehouses.land(wh, self.mirror, workload.calibration_files(listing))
+        wh = self._landed_from_listing("calibration", workload.calibration_files)
         params = {"families": list(workload.CALIBRATION_FAMILIES)}
         # utilization_percentiles takes exact percentiles: DuckDB holds every value of a (cluster, metric)
         # in memory, 190 M for a week of GPU_UTIL at Kalos's width — more than dbt's default cap allows.

@@ -104,6 +104,15 @@ def _why_empty(df: pd.DataFrame, reason: str) -> str:
     return f"not built yet: {missing}" if missing else reason
 
 
+NO_GPU_JOBS = "no GPU jobs in the warehouse"
+NO_REQUESTS = "no BurstGPT requests loaded"
+
+
+def _no_rows(df: pd.DataFrame, title: str, mart: str, why: str, origin: RowOrigin | None) -> bytes:
+    """The "no data" figure for an empty frame of ``analysis.<mart>`` (``why`` it has no rows)."""
+    return no_data(title, _why_empty(df, f"analysis.{mart} has no rows: {why}"), origin)
+
+
 def no_data(title: str, reason: str, origin: RowOrigin | None = None) -> bytes:
     """A figure that says there is nothing to draw, and why."""
     with _style():
@@ -125,8 +134,10 @@ def _colors(names: Sequence[str], fixed: dict[str, str] | None = None) -> dict[s
     return {n: fixed.get(n) or next(spare, "#555555") for n in names}
 
 
-def _cluster_colors(clusters: Sequence[str]) -> dict[str, str]:
-    return _colors(clusters, {c: PALETTE[i] for i, c in enumerate(CLUSTER_ORDER)})
+def _clusters(df: pd.DataFrame) -> tuple[list[str], dict[str, str]]:
+    """The frame's clusters in the usual order, and their colours."""
+    clusters = _ordered(df["cluster_name"])
+    return clusters, _colors(clusters, {c: PALETTE[i] for i, c in enumerate(CLUSTER_ORDER)})
 
 
 def _file_label(file_number: object, release: object) -> str:
@@ -159,14 +170,14 @@ def _present(value: object) -> bool:
 
 
 def _stacked_shares(
-    df: pd.DataFrame,
-    *,
-    title: str,
-    category: str,
-    categories: Sequence[str],
-    colors: dict[str, str],
-    origin: RowOrigin | None,
+    df: pd.DataFrame, origin: RowOrigin | None, *, title: str, mart: str, category: str, fixed: dict[str, str]
 ) -> bytes:
+    """Shares of ``category`` per cluster by count and by GPU time (colours ``fixed`` first, in their order),
+    a hatched bar below each cluster that has published shares."""
+    if df.empty:
+        return _no_rows(df, title, mart, NO_GPU_JOBS, origin)
+    categories = _ordered(df[category], tuple(fixed))
+    colors = _colors(categories, fixed)
     panels = (
         ("share_by_count", "published_share_by_count", "Share of GPU jobs"),
         ("share_by_reported_gpu_time", "published_share_by_gpu_time", "Share of GPU time (reported)"),
@@ -226,40 +237,16 @@ def _category_legend(fig: FigureBase, categories: Sequence[str], colors: dict[st
 def job_state_shares(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
     """Final state of GPU jobs per cluster, by count and by GPU time; published rows hatched."""
     title = "Final state of GPU jobs per cluster"
-    if df.empty:
-        return no_data(
-            title,
-            _why_empty(df, "analysis.job_state_shares has no rows: no GPU jobs in the warehouse"),
-            origin,
-        )
-    states = _ordered(df["state_group"], tuple(STATE_COLORS))
     return _stacked_shares(
-        df,
-        title=title,
-        category="state_group",
-        categories=states,
-        colors=_colors(states, STATE_COLORS),
-        origin=origin,
+        df, origin, title=title, mart="job_state_shares", category="state_group", fixed=STATE_COLORS
     )
 
 
 def job_type_shares(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
     """Job types of GPU jobs per cluster, by count and by GPU time; the paper's values hatched."""
     title = "Job types of GPU jobs per cluster"
-    if df.empty:
-        return no_data(
-            title,
-            _why_empty(df, "analysis.job_type_shares has no rows: no GPU jobs in the warehouse"),
-            origin,
-        )
-    types = _ordered(df["job_type"], tuple(TYPE_COLORS))
     return _stacked_shares(
-        df,
-        title=title,
-        category="job_type",
-        categories=types,
-        colors=_colors(types, TYPE_COLORS),
-        origin=origin,
+        df, origin, title=title, mart="job_type_shares", category="job_type", fixed=TYPE_COLORS
     )
 
 
@@ -272,13 +259,8 @@ def job_duration_cdf(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes
 
     title = "GPU-job duration and queueing delay (CDF)"
     if df.empty:
-        return no_data(
-            title,
-            _why_empty(df, "analysis.job_duration_cdf has no rows: no GPU jobs in the warehouse"),
-            origin,
-        )
-    clusters = _ordered(df["cluster_name"])
-    colors = _cluster_colors(clusters)
+        return _no_rows(df, title, "job_duration_cdf", NO_GPU_JOBS, origin)
+    clusters, colors = _clusters(df)
     panels = (("run_s", "Duration (end − start)"), ("queue_s", "Queueing delay (start − submit)"))
     with _style():
         fig, axes = _figure(title, 2, sharey=True)
@@ -322,11 +304,8 @@ def gpu_num_cdf(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
     """CDF of GPUs requested per GPU job, weighted by jobs and by GPU time, log2 x."""
     title = "GPUs per GPU job (CDF)"
     if df.empty:
-        return no_data(
-            title, _why_empty(df, "analysis.gpu_num_cdf has no rows: no GPU jobs in the warehouse"), origin
-        )
-    clusters = _ordered(df["cluster_name"])
-    colors = _cluster_colors(clusters)
+        return _no_rows(df, title, "gpu_num_cdf", NO_GPU_JOBS, origin)
+    clusters, colors = _clusters(df)
     full = df[(df["share_of_jobs"] >= 1.0) & (df["gpu_num_at_most"] >= 1)].groupby("cluster_name")
     reach = int(full["gpu_num_at_most"].min().max()) if len(full) else 1024
     x_max = 2 ** min(11, max(3, math.ceil(math.log2(max(reach, 1))) + 1))
@@ -367,8 +346,7 @@ def gpu_utilization_cdf(df: pd.DataFrame, origin: RowOrigin | None = None) -> by
         return no_data(
             title, _why_empty(df, "marts.fct_node_metric has no GPU_UTIL / SM_ACTIVE samples"), origin
         )
-    clusters = _ordered(df["cluster_name"])
-    colors = _cluster_colors(clusters)
+    _, colors = _clusters(df)
     styles = {"GPU_UTIL": "-", "SM_ACTIVE": "--"}
     with _style():
         fig, (ax,) = _figure(title)
@@ -413,11 +391,7 @@ def requests_per_hour(df: pd.DataFrame, origin: RowOrigin | None = None) -> byte
     """Requests per hour over the trace (day N, or UTC when BurstGPT's day 0 is set) and by hour of day."""
     title = "BurstGPT requests per hour"
     if df.empty:
-        return no_data(
-            title,
-            _why_empty(df, "analysis.requests_per_hour has no rows: no BurstGPT requests loaded"),
-            origin,
-        )
+        return _no_rows(df, title, "requests_per_hour", NO_REQUESTS, origin)
     calendar = bool(df["hour_start_utc"].notna().all())
     colors = _file_colors(df)
     with _style():
@@ -463,11 +437,7 @@ def requests_per_weekday(
     """Mean requests per observed day by weekday: relative (day N mod 7) unless BurstGPT's day 0 is set."""
     title = "BurstGPT requests by weekday"
     if df.empty:
-        return no_data(
-            title,
-            _why_empty(df, "analysis.requests_per_weekday has no rows: no BurstGPT requests loaded"),
-            origin,
-        )
+        return _no_rows(df, title, "requests_per_weekday", NO_REQUESTS, origin)
     colors = _file_colors(df)
     files = list(df.groupby(["file_number", "release"], sort=True))
     width = 0.8 / len(files)
@@ -500,11 +470,7 @@ def token_distribution(df: pd.DataFrame, origin: RowOrigin | None = None) -> byt
     """Request and response tokens per model, log type and file: p50–p99 range, p90, mean and max."""
     title = "Tokens per request by model (not-failed requests)"
     if df.empty:
-        return no_data(
-            title,
-            _why_empty(df, "analysis.token_distribution has no rows: no BurstGPT requests loaded"),
-            origin,
-        )
+        return _no_rows(df, title, "token_distribution", NO_REQUESTS, origin)
     models = _ordered(df["model_name"], ("ChatGPT", "GPT-4"))
     colors = _colors(models, {"ChatGPT": "#10a37f", "GPT-4": "#6e44ff"})
     rows = df.sort_values(["model_name", "log_type", "file_number"]).reset_index(drop=True)

@@ -131,6 +131,16 @@ def figures_section(figures: Sequence[tuple[str, str]]) -> str:
     return "\n\n".join(parts)
 
 
+def _gpu_job_share_columns(header: str, category: str) -> tuple[Column, ...]:
+    """The columns of a shares mart's table: cluster, ``category``, both shares beside the published ones."""
+    return (
+        ("cluster", "cluster_name", None, str),
+        (header, category, None, str),
+        ("share by count", "share_by_count", "published_share_by_count", share),
+        ("share by GPU time", "share_by_reported_gpu_time", "published_share_by_gpu_time", share),
+    )
+
+
 COMPARISON_TABLES: tuple[tuple[str, str, tuple[Column, ...]], ...] = (
     (
         "jobs",
@@ -150,22 +160,12 @@ COMPARISON_TABLES: tuple[tuple[str, str, tuple[Column, ...]], ...] = (
     (
         "states",
         "Final state of GPU jobs (`analysis.job_state_shares`; published: cluster_summary.csv)",
-        (
-            ("cluster", "cluster_name", None, str),
-            ("state", "state_group", None, str),
-            ("share by count", "share_by_count", "published_share_by_count", share),
-            ("share by GPU time", "share_by_reported_gpu_time", "published_share_by_gpu_time", share),
-        ),
+        _gpu_job_share_columns("state", "state_group"),
     ),
     (
         "types",
         "Job types of GPU jobs (`analysis.job_type_shares`; published: the paper's figures)",
-        (
-            ("cluster", "cluster_name", None, str),
-            ("type", "job_type", None, str),
-            ("share by count", "share_by_count", "published_share_by_count", share),
-            ("share by GPU time", "share_by_reported_gpu_time", "published_share_by_gpu_time", share),
-        ),
+        _gpu_job_share_columns("type", "job_type"),
     ),
     (
         "durations",

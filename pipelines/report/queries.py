@@ -17,19 +17,19 @@ if TYPE_CHECKING:
 
 # Figures ---------------------------------------------------------------------------------------------------
 
-JOB_STATE_SHARES = """
-select cluster_name, state_group, gpu_jobs, share_by_count, share_by_reported_gpu_time,
+
+def _gpu_job_shares(mart: str, category: str) -> str:
+    """A shares mart (``job_state_shares``, ``job_type_shares``): per cluster and ``category`` value."""
+    return f"""
+select cluster_name, {category}, gpu_jobs, share_by_count, share_by_reported_gpu_time,
     published_share_by_count, published_share_by_gpu_time
-from analysis.job_state_shares
-order by cluster_name, state_group
+from analysis.{mart}
+order by cluster_name, {category}
 """
 
-JOB_TYPE_SHARES = """
-select cluster_name, job_type, gpu_jobs, share_by_count, share_by_reported_gpu_time,
-    published_share_by_count, published_share_by_gpu_time
-from analysis.job_type_shares
-order by cluster_name, job_type
-"""
+
+JOB_STATE_SHARES = _gpu_job_shares("job_state_shares", "state_group")
+JOB_TYPE_SHARES = _gpu_job_shares("job_type_shares", "job_type")
 
 JOB_DURATION_CDF = """
 select cluster_name, measure, grid_index, threshold_s, gpu_jobs, gpu_jobs_at_or_below, cumulative_share
@@ -64,6 +64,7 @@ order by model_name, log_type, file_number
 """
 
 GPU_METRICS = ("GPU_UTIL", "SM_ACTIVE")
+GPU_METRIC_ROWS = "metric in ({})".format(", ".join(f"'{m}'" for m in GPU_METRICS))  # a WHERE clause
 
 # The mart carries quantiles only, too coarse to draw a CDF (p25..p99 interpolated look uniform), so the CDF is
 # counted from the fact at 1 % resolution (ceil(value) <= x  <=>  value <= x, exact at 0); the mart gives the
@@ -72,7 +73,7 @@ GPU_UTILIZATION = f"""
 with binned as (
     select cluster_key, metric, cast(ceil(value) as integer) as value_at_most, count(*) as samples
     from marts.fct_node_metric
-    where metric in ({", ".join(f"'{m}'" for m in GPU_METRICS)}) and value is not null
+    where {GPU_METRIC_ROWS} and value is not null
     group by cluster_key, metric, cast(ceil(value) as integer)
 ),
 
@@ -152,6 +153,18 @@ COMPARISON_MARTS = (
     "utilization_percentiles",
 )
 
+
+def _published_gpu_job_shares(mart: str, category: str) -> str:
+    """A shares mart's rows that have a published share, each share beside its published one."""
+    return f"""
+select cluster_name, {category}, share_by_count, published_share_by_count,
+    share_by_reported_gpu_time, published_share_by_gpu_time
+from analysis.{mart}
+where published_share_by_count is not null or published_share_by_gpu_time is not null
+order by cluster_name, {category}
+"""
+
+
 COMPARISONS: dict[str, str] = {
     "jobs": """
 select cluster_name, jobs, real_jobs, synthetic_jobs, published_jobs_in_file, summary_jobs,
@@ -159,20 +172,8 @@ select cluster_name, jobs, real_jobs, synthetic_jobs, published_jobs_in_file, su
 from analysis.cluster_job_counts
 order by cluster_name
 """,
-    "states": """
-select cluster_name, state_group, share_by_count, published_share_by_count,
-    share_by_reported_gpu_time, published_share_by_gpu_time
-from analysis.job_state_shares
-where published_share_by_count is not null or published_share_by_gpu_time is not null
-order by cluster_name, state_group
-""",
-    "types": """
-select cluster_name, job_type, share_by_count, published_share_by_count,
-    share_by_reported_gpu_time, published_share_by_gpu_time
-from analysis.job_type_shares
-where published_share_by_count is not null or published_share_by_gpu_time is not null
-order by cluster_name, job_type
-""",
+    "states": _published_gpu_job_shares("job_state_shares", "state_group"),
+    "types": _published_gpu_job_shares("job_type_shares", "job_type"),
     "durations": """
 select cluster_name, measure, gpu_jobs, p50_s, published_median_s, mean_s, published_mean_s,
     max_s, published_max_s

@@ -1,19 +1,27 @@
 """Synthetic AcmeTrace jobs shared by both clusters: sizes, types, states, queue and run times.
 
 A chunk of submit times goes in; per-job attributes come out as numpy arrays. The cluster modules
-(``seren_jobs``, ``kalos_jobs``) turn them into their own CSV layouts.
+(``seren_jobs``, ``kalos_jobs``) turn them into their own CSV layouts; :func:`write_job_file` writes a
+cluster's file: its real README rows, then the synthetic chunks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
 from pipelines.sample import calibration as cal
-from pipelines.sample.sampling import choice, exact_codes, lognormal, waits, zipf_picks
+from pipelines.sample.formatting import csv_rows
+from pipelines.sample.params import Progress, SampleParams
+from pipelines.sample.paths import fixed_file
+from pipelines.sample.real_rows import RealRows, real_rows
+from pipelines.sample.sampling import choice, exact_codes, lognormal, stream, waits, zipf_picks
+from pipelines.sample.writer import MirrorFile
+from pipelines.sources.mirror_manifest import MirrorEntry
 
 FAILED_LIKE = ("FAILED", "TIMEOUT", "NODE_FAIL")
 QueueModel = tuple[float, float, float, float]
@@ -141,3 +149,47 @@ def user_pool(rng: np.random.Generator, size: int, known: str, digits: str) -> l
 
 def pick_users(rng: np.random.Generator, pool: list[str], n: int) -> pa.Array:
     return pa.array(pool).take(pa.array(zipf_picks(rng, len(pool), cal.USER_ZIPF_EXPONENT, n)))
+
+
+@dataclass(frozen=True)
+class JobFile:
+    """A cluster's job trace: its mirror file, the real README rows it starts with and its user names."""
+
+    family: str
+    file_name: str
+    readme_rows: str  # a file of ``real_rows``, header included
+    columns: tuple[str, ...]
+    published_rows: int
+    users: int  # size of the user pool, the README rows' user first
+    user_digits: str  # the characters of a user name after its ``u``
+    note: str | None = None  # the manifest entry's note, if any
+
+    @property
+    def stream(self) -> str:
+        """The random stream's name: the family with its source as a folder (``acme/seren_jobs``)."""
+        return self.family.replace("__", "/", 1)
+
+
+# (rng, the README rows, the user pool, how many synthetic jobs) -> the columns of each chunk, in order
+SyntheticChunks = Callable[[np.random.Generator, RealRows, list[str], int], Iterator[dict[str, pa.Array]]]
+
+
+def write_job_file(
+    root: Path, params: SampleParams, progress: Progress, spec: JobFile, synthetic: SyntheticChunks
+) -> dict[str, MirrorEntry]:
+    """``spec``'s file: the README rows, then ``synthetic``'s chunks up to the scaled published rows."""
+    target = fixed_file(spec.family, spec.file_name)
+    real = real_rows(spec.readme_rows)
+    if real.columns != list(spec.columns):
+        raise ValueError(f"{real.name}: header {real.columns} is not the {spec.family} layout {spec.columns}")
+    n_synthetic = params.rows(spec.published_rows, len(real.rows)) - len(real.rows)
+    rng = stream(params.seed, spec.stream)
+    pool = user_pool(rng, spec.users, real.field(real.rows[0], "user"), spec.user_digits)
+    with MirrorFile(root, target.mirror_path, spec.columns) as out:
+        for row in real.rows:
+            out.write(row)
+        for columns in synthetic(rng, real, pool, n_synthetic):
+            out.write(csv_rows(columns))
+    progress(f"{target.mirror_path}: {out.lines - 1:,} rows ({len(real.rows)} real)")
+    extra = {"note": spec.note} if spec.note is not None else {}
+    return {target.mirror_path: out.written.entry("mixed", [(2, 1 + len(real.rows))], **extra)}

@@ -13,6 +13,7 @@ appears on exactly 3 rows (the latest submissions), with an empty ``end_time``, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,13 +22,11 @@ import pyarrow as pa
 
 from pipelines.sample import calibration as cal
 from pipelines.sample.arrivals import Clock, arrival_chunks
-from pipelines.sample.formatting import csv_rows, decimals, epoch, ints, random_ids, times
-from pipelines.sample.jobs import Jobs, kalos_profile, pick_users, sample_jobs, user_pool
+from pipelines.sample.formatting import decimals, epoch, ints, random_ids, times
+from pipelines.sample.jobs import JobFile, Jobs, kalos_profile, pick_users, sample_jobs, write_job_file
 from pipelines.sample.params import Progress, SampleParams
-from pipelines.sample.paths import fixed_file
-from pipelines.sample.real_rows import KALOS_README_ROWS, real_rows
-from pipelines.sample.sampling import choice, stream
-from pipelines.sample.writer import MirrorFile
+from pipelines.sample.real_rows import KALOS_README_ROWS, RealRows
+from pipelines.sample.sampling import choice
 from pipelines.sources.mirror_manifest import MirrorEntry
 
 COLUMNS = (
@@ -44,6 +43,10 @@ RUNNING_NOTE = (
     "end_time, duration and gpu_time: that shape is assumed. duration = end_time - submit_time on every "
     "row (the README rows' quirk, assumed to hold throughout)."
 )
+KALOS = JobFile(
+    "acme__kalos_jobs", "trace_kalos.csv", KALOS_README_ROWS, COLUMNS, cal.PUBLISHED_KALOS_ROWS,
+    cal.KALOS_USERS, "0123456789abcdef", RUNNING_NOTE,
+)  # fmt: skip
 
 
 def kalos_clock() -> Clock:
@@ -100,24 +103,19 @@ def _mark_running(jobs: Jobs, rows: int) -> Jobs:
     return replace(jobs, state=state)
 
 
-def write_kalos_jobs(root: Path, params: SampleParams, progress: Progress) -> dict[str, MirrorEntry]:
-    target = fixed_file("acme__kalos_jobs", "trace_kalos.csv")
-    real = real_rows(KALOS_README_ROWS)
-    if real.columns != list(COLUMNS):
-        raise ValueError(f"{real.name}: header {real.columns} is not the Kalos layout {COLUMNS}")
-    n_synthetic = params.rows(cal.PUBLISHED_KALOS_ROWS, len(real.rows)) - len(real.rows)
-    rng = stream(params.seed, "acme/kalos_jobs")
-    pool = user_pool(rng, cal.KALOS_USERS, real.field(real.rows[0], "user"), "0123456789abcdef")
+def kalos_chunks(
+    rng: np.random.Generator, real: RealRows, pool: list[str], n: int
+) -> Iterator[dict[str, pa.Array]]:
+    """``n`` synthetic jobs, chunk by chunk (all arrivals drawn first), the last chunk's latest running."""
     seen = {real.field(r, "job_id") for r in real.rows}
-    chunks = list(arrival_chunks(rng, kalos_clock(), n_synthetic, cal.CHUNK_ROWS))
-    with MirrorFile(root, target.mirror_path, COLUMNS) as out:
-        for row in real.rows:
-            out.write(row)
-        for i, submit in enumerate(chunks):
-            jobs = sample_jobs(rng, kalos_profile(), submit, force_max_gpu=i == 0)
-            if i == len(chunks) - 1:
-                jobs = _mark_running(jobs, cal.KALOS_RUNNING_ROWS)
-            ids, users = job_ids(rng, len(submit), seen), pick_users(rng, pool, len(submit))
-            out.write(csv_rows(kalos_columns(rng, jobs, ids, users)))
-    progress(f"{target.mirror_path}: {out.lines - 1:,} rows ({len(real.rows)} real)")
-    return {target.mirror_path: out.written.entry("mixed", [(2, 1 + len(real.rows))], note=RUNNING_NOTE)}
+    chunks = list(arrival_chunks(rng, kalos_clock(), n, cal.CHUNK_ROWS))
+    for i, submit in enumerate(chunks):
+        jobs = sample_jobs(rng, kalos_profile(), submit, force_max_gpu=i == 0)
+        if i == len(chunks) - 1:
+            jobs = _mark_running(jobs, cal.KALOS_RUNNING_ROWS)
+        ids, users = job_ids(rng, len(submit), seen), pick_users(rng, pool, len(submit))
+        yield kalos_columns(rng, jobs, ids, users)
+
+
+def write_kalos_jobs(root: Path, params: SampleParams, progress: Progress) -> dict[str, MirrorEntry]:
+    return write_job_file(root, params, progress, KALOS, kalos_chunks)

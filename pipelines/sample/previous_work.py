@@ -61,6 +61,18 @@ def _run_times(rng: np.random.Generator, shape: tuple[float, float], cap: int, n
     return np.clip(np.rint(lognormal(rng, shape[0], shape[1], n)), 1, cap).astype(np.int64)
 
 
+def _naive_times(submit: np.ndarray, queue: np.ndarray, run: np.ndarray) -> dict[str, pa.Array]:
+    """The last columns of Helios and Philly: naive times (start = submit + queue), duration and queue."""
+    start = submit + queue
+    return {
+        "submit_time": times(submit, None),
+        "start_time": times(start, None),
+        "end_time": times(start + run, None),
+        "duration": ints(run),
+        "queue": ints(queue),
+    }
+
+
 def helios_columns(rng: np.random.Generator, submit: np.ndarray, first_id: int) -> dict[str, pa.Array]:
     n = len(submit)
     is_gpu = rng.random(n) < cal.PUBLISHED_HELIOS_GPU_JOBS / cal.PUBLISHED_HELIOS_ROWS
@@ -72,7 +84,6 @@ def helios_columns(rng: np.random.Generator, submit: np.ndarray, first_id: int) 
     )
     queue = waits(rng, cal.HELIOS_QUEUE, n)
     run = _run_times(rng, cal.HELIOS_RUN, HELIOS_MAX_RUN_S, n)
-    start = submit + queue
     return {
         "job_id": ints(first_id + np.arange(n)),
         "user": _users(rng, n),
@@ -80,11 +91,7 @@ def helios_columns(rng: np.random.Generator, submit: np.ndarray, first_id: int) 
         "cpu_num": ints(np.where(is_gpu, gpu * 4, choice(rng, cal.CPU_JOB_CPUS, n))),
         "node_num": ints(np.maximum(-(-gpu // cal.GPUS_PER_NODE), 1)),
         "state": pa.array(state),
-        "submit_time": times(submit, None),
-        "start_time": times(start, None),
-        "end_time": times(start + run, None),
-        "duration": ints(run),
-        "queue": ints(queue),
+        **_naive_times(submit, queue, run),
     }
 
 
@@ -92,18 +99,13 @@ def philly_columns(rng: np.random.Generator, submit: np.ndarray, first_id: int) 
     n = len(submit)
     queue = waits(rng, cal.PHILLY_QUEUE, n)
     run = _run_times(rng, cal.PHILLY_RUN, PHILLY_MAX_RUN_S, n)
-    start = submit + queue
     ids = pa.array([f"application_1506638472019_{first_id + i}" for i in range(n)])
     return {
         "job_id": ids,
         "user": _users(rng, n),
         "gpu_num": ints(choice(rng, cal.PHILLY_GPU_NUM, n)),
         "state": _labels(rng, n, cal.PHILLY_STATE_SHARE),
-        "submit_time": times(submit, None),
-        "start_time": times(start, None),
-        "end_time": times(start + run, None),
-        "duration": ints(run),
-        "queue": ints(queue),
+        **_naive_times(submit, queue, run),
     }
 
 

@@ -6,6 +6,7 @@ Layout [V]: 13 columns, integer job ids, ``+08:00`` times, ``duration = end − 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,13 +14,10 @@ import pyarrow as pa
 
 from pipelines.sample import calibration as cal
 from pipelines.sample.arrivals import Clock, arrival_chunks
-from pipelines.sample.formatting import csv_rows, decimals, epoch, ints, times
-from pipelines.sample.jobs import Jobs, pick_users, sample_jobs, seren_profile, user_pool
+from pipelines.sample.formatting import decimals, epoch, ints, times
+from pipelines.sample.jobs import JobFile, Jobs, pick_users, sample_jobs, seren_profile, write_job_file
 from pipelines.sample.params import Progress, SampleParams
-from pipelines.sample.paths import fixed_file
-from pipelines.sample.real_rows import SEREN_README_ROWS, real_rows
-from pipelines.sample.sampling import stream
-from pipelines.sample.writer import MirrorFile
+from pipelines.sample.real_rows import SEREN_README_ROWS, RealRows
 from pipelines.sources.mirror_manifest import MirrorEntry
 
 COLUMNS = (
@@ -27,6 +25,10 @@ COLUMNS = (
     "submit_time", "start_time", "end_time", "duration", "queue", "gpu_time",
 )  # fmt: skip
 UTC_OFFSET_HOURS = 8
+SEREN = JobFile(
+    "acme__seren_jobs", "trace_seren.csv", SEREN_README_ROWS, COLUMNS, cal.PUBLISHED_SEREN_ROWS,
+    cal.SEREN_USERS, "0123456789",
+)  # fmt: skip
 
 
 def seren_clock() -> Clock:
@@ -53,22 +55,17 @@ def seren_columns(jobs: Jobs, job_ids: np.ndarray, users: pa.Array) -> dict[str,
     }
 
 
-def write_seren_jobs(root: Path, params: SampleParams, progress: Progress) -> dict[str, MirrorEntry]:
-    target = fixed_file("acme__seren_jobs", "trace_seren.csv")
-    real = real_rows(SEREN_README_ROWS)
-    if real.columns != list(COLUMNS):
-        raise ValueError(f"{real.name}: header {real.columns} is not the Seren layout {COLUMNS}")
-    n_synthetic = params.rows(cal.PUBLISHED_SEREN_ROWS, len(real.rows)) - len(real.rows)
-    rng = stream(params.seed, "acme/seren_jobs")
-    pool = user_pool(rng, cal.SEREN_USERS, real.field(real.rows[0], "user"), "0123456789")
+def seren_chunks(
+    rng: np.random.Generator, real: RealRows, pool: list[str], n: int
+) -> Iterator[dict[str, pa.Array]]:
+    """``n`` synthetic jobs, chunk by chunk; ids go on from the last README row's, by steps of 1 or 2."""
     next_id = int(real.field(real.rows[-1], "job_id")) + 1
-    with MirrorFile(root, target.mirror_path, COLUMNS) as out:
-        for row in real.rows:
-            out.write(row)
-        for i, submit in enumerate(arrival_chunks(rng, seren_clock(), n_synthetic, cal.CHUNK_ROWS)):
-            jobs = sample_jobs(rng, seren_profile(), submit, force_max_gpu=i == 0)
-            ids = next_id + np.cumsum(rng.integers(1, 3, len(submit))) - 1
-            next_id = int(ids[-1]) + 1
-            out.write(csv_rows(seren_columns(jobs, ids, pick_users(rng, pool, len(submit)))))
-    progress(f"{target.mirror_path}: {out.lines - 1:,} rows ({len(real.rows)} real)")
-    return {target.mirror_path: out.written.entry("mixed", [(2, 1 + len(real.rows))])}
+    for i, submit in enumerate(arrival_chunks(rng, seren_clock(), n, cal.CHUNK_ROWS)):
+        jobs = sample_jobs(rng, seren_profile(), submit, force_max_gpu=i == 0)
+        ids = next_id + np.cumsum(rng.integers(1, 3, len(submit))) - 1
+        next_id = int(ids[-1]) + 1
+        yield seren_columns(jobs, ids, pick_users(rng, pool, len(submit)))
+
+
+def write_seren_jobs(root: Path, params: SampleParams, progress: Progress) -> dict[str, MirrorEntry]:
+    return write_job_file(root, params, progress, SEREN, seren_chunks)
