@@ -19,7 +19,8 @@ from benchmarks.targets import TARGETS
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
-SKIPPED = ("validate", "dbt_build", "report", "pipeline_total", "load_utilization")
+# Spark is measured by `make bench` and tested by test_spark_parity.py; here it would only add minutes.
+SKIPPED = ("validate", "dbt_build", "dbt_build_spark", "report", "pipeline_total", "load_utilization")
 STAGE_KEYS = (
     "status",
     "wall_s",

@@ -21,7 +21,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.defs.reports import REPORT_FILE, REPORT_GROUP, report_assets, report_key
+from pipelines.defs.keys import REPORT_GROUP, WAREHOUSE, report_key
+from pipelines.defs.reports import REPORT_FILE, report_assets
 from pipelines.report import figures
 from pipelines.report.catalog import FIGURES
 from pipelines.report.queries import GPU_UTILIZATION, fetch
@@ -41,10 +42,8 @@ class Materialized:
 
 def materialize_reports(settings: Settings) -> Materialized:
     """Materialize every report asset (the analysis marts already built) with the settings' warehouse."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("WAREHOUSE_DIR", str(settings.warehouse_dir))
-        with dg.instance_for_test() as instance:
-            result = dg.materialize(report_assets(), instance=instance)
+    with dg.instance_for_test() as instance:
+        result = dg.materialize(report_assets(), instance=instance, resources={WAREHOUSE: settings})
     assert result.success
     metadata = {
         e.asset_key: {k: v.value for k, v in e.materialization.metadata.items()}
