@@ -56,10 +56,8 @@ final as (
     from clusters
     left join counts on clusters.cluster_key = counts.cluster_key
     left join summary on clusters.cluster_name = summary.cluster_name
-    left join published as published_jobs
-        on published_jobs.measure = 'jobs' and clusters.cluster_name = published_jobs.scope
-    left join published as published_gpu_jobs
-        on published_gpu_jobs.measure = 'gpu_jobs' and clusters.cluster_name = published_gpu_jobs.scope
+    {{ published_join('published_jobs', 'jobs', 'clusters.cluster_name') }}
+    {{ published_join('published_gpu_jobs', 'gpu_jobs', 'clusters.cluster_name') }}
     where clusters.cluster_key != {{ unknown_key() }}
 )
 

@@ -19,34 +19,7 @@ summary as (
     select * from {{ ref('stg_acme__cluster_summary') }}
 ),
 
-grouped as (
-    select
-        clusters.cluster_name,
-        states.state_group,
-        count(*) as gpu_jobs,
-        sum(jobs.reported_gpu_s) as reported_gpu_s,
-        sum(jobs.run_gpu_s) as run_gpu_s
-    from jobs
-    inner join clusters on jobs.cluster_key = clusters.cluster_key
-    inner join states on jobs.job_state_key = states.job_state_key
-    where jobs.is_gpu_job
-    group by clusters.cluster_name, states.state_group
-),
-
-shares as (
-    select
-        cluster_name,
-        state_group,
-        gpu_jobs,
-        reported_gpu_s,
-        run_gpu_s,
-        cast(gpu_jobs as {{ type_double() }})
-        / sum(gpu_jobs) over (partition by cluster_name) as share_by_count,
-        reported_gpu_s / nullif(sum(reported_gpu_s) over (partition by cluster_name), 0)
-            as share_by_reported_gpu_time,
-        run_gpu_s / nullif(sum(run_gpu_s) over (partition by cluster_name), 0) as share_by_run_gpu_time
-    from grouped
-),
+{{ gpu_job_shares('states', 'job_state_key', ['state_group']) }},
 
 final as (
     select

@@ -19,15 +19,7 @@ published as (
 ),
 
 labelled as (
-    select
-        requests.file_number,
-        requests.release,
-        requests.is_failed,
-        models.model_name,
-        log_types.log_type
-    from requests
-    inner join models on requests.model_key = models.model_key
-    inner join log_types on requests.log_type_key = log_types.log_type_key
+    {{ labelled_requests() }}
 ),
 
 attributes as (

@@ -16,19 +16,15 @@ log_types as (
 ),
 
 labelled as (
+    {{ labelled_requests() }}
+),
+
+tokens as (
     select
-        requests.file_number,
-        requests.release,
-        models.model_name,
-        log_types.log_type,
-        requests.is_failed,
-        requests.request_tokens,
-        requests.response_tokens,
-        case when requests.is_failed then null else requests.request_tokens end as ok_request_tokens,
-        case when requests.is_failed then null else requests.response_tokens end as ok_response_tokens
-    from requests
-    inner join models on requests.model_key = models.model_key
-    inner join log_types on requests.log_type_key = log_types.log_type_key
+        labelled.*,
+        case when labelled.is_failed then null else labelled.request_tokens end as ok_request_tokens,
+        case when labelled.is_failed then null else labelled.response_tokens end as ok_response_tokens
+    from labelled
 ),
 
 final as (
@@ -48,7 +44,7 @@ final as (
         {{ count_where("not is_failed") }} as not_failed_requests,
         cast(sum(request_tokens) as {{ dbt.type_bigint() }}) as request_tokens,
         cast(sum(response_tokens) as {{ dbt.type_bigint() }}) as response_tokens
-    from labelled
+    from tokens
     group by file_number, release, model_name, log_type
 )
 

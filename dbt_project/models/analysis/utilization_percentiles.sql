@@ -59,21 +59,9 @@ final as (
         published_zero.published_value as published_share_at_zero,
         published_max.published_value as published_max
     from unpacked
-    left join published as published_median
-        on
-            published_median.measure = 'median'
-            and unpacked.cluster_name = published_median.scope
-            and unpacked.metric = published_median.subject
-    left join published as published_zero
-        on
-            published_zero.measure = 'share_at_zero'
-            and unpacked.cluster_name = published_zero.scope
-            and unpacked.metric = published_zero.subject
-    left join published as published_max
-        on
-            published_max.measure = 'max'
-            and unpacked.cluster_name = published_max.scope
-            and unpacked.metric = published_max.subject
+    {{ published_join('published_median', 'median', 'unpacked.cluster_name', 'unpacked.metric') }}
+    {{ published_join('published_zero', 'share_at_zero', 'unpacked.cluster_name', 'unpacked.metric') }}
+    {{ published_join('published_max', 'max', 'unpacked.cluster_name', 'unpacked.metric') }}
 )
 
 select * from final

@@ -18,11 +18,7 @@ power as (
 ),
 
 observed as (
-    select cluster_name from jobs
-    union
-    select cluster_name from metrics
-    union
-    select cluster_name from power
+    {{ distinct_values('cluster_name', ['jobs', 'metrics', 'power']) }}
 ),
 
 clusters as (

@@ -24,27 +24,23 @@ numbers as (
 ),
 
 touched as (
-    select cast(min(submit_time_utc) as date) as date_day from jobs
+    {%- for relation, column in [
+        ('jobs', 'submit_time_utc'), ('metrics', 'sample_time_utc'), ('power', 'sample_time_utc'),
+        ('requests', 'request_local_date')] %}
+    select
+        cast(min({{ column }}) as date) as first_day,
+        cast(max({{ column }}) as date) as last_day
+    from {{ relation }}
+    {%- if not loop.last %}
     union all
-    select cast(max(submit_time_utc) as date) as date_day from jobs
-    union all
-    select cast(min(sample_time_utc) as date) as date_day from metrics
-    union all
-    select cast(max(sample_time_utc) as date) as date_day from metrics
-    union all
-    select cast(min(sample_time_utc) as date) as date_day from power
-    union all
-    select cast(max(sample_time_utc) as date) as date_day from power
-    union all
-    select min(request_local_date) as date_day from requests
-    union all
-    select max(request_local_date) as date_day from requests
+    {%- endif %}
+    {%- endfor %}
 ),
 
 bounds as (
     select
-        min(date_day) as first_day,
-        max(date_day) as last_day
+        min(first_day) as first_day,
+        max(last_day) as last_day
     from touched
 ),
 

@@ -12,28 +12,13 @@ groups as (
 ),
 
 job_states as (
-    select job_state from groups
-    union
-    select job_state from jobs
+    {{ distinct_values('job_state', ['groups', 'jobs']) }}
 ),
 
 members as (
-    select
-        {{ surrogate_key(['job_states.job_state']) }} as job_state_key,
-        job_states.job_state,
-        coalesce(groups.state_group, 'other') as state_group,
-        groups.job_state is not null as is_documented
-    from job_states
-    left join groups on job_states.job_state = groups.job_state
-    where job_states.job_state is not null
-
-    union all
-
-    select
-        {{ unknown_key() }} as job_state_key,
-        'unknown' as job_state,
-        'unknown' as state_group,
-        false as is_documented
+    {{ documented_members(
+        'job_state_key', 'job_state', 'job_states', 'groups',
+        {'state_group': "coalesce(groups.state_group, 'other')"}) }}
 ),
 
 final as (

@@ -12,26 +12,11 @@ documented as (
 ),
 
 job_types as (
-    select job_type from documented
-    union
-    select job_type from jobs
+    {{ distinct_values('job_type', ['documented', 'jobs']) }}
 ),
 
 members as (
-    select
-        {{ surrogate_key(['job_types.job_type']) }} as job_type_key,
-        job_types.job_type,
-        documented.job_type is not null as is_documented
-    from job_types
-    left join documented on job_types.job_type = documented.job_type
-    where job_types.job_type is not null
-
-    union all
-
-    select
-        {{ unknown_key() }} as job_type_key,
-        'unknown' as job_type,
-        false as is_documented
+    {{ documented_members('job_type_key', 'job_type', 'job_types', 'documented') }}
 ),
 
 final as (

@@ -16,34 +16,14 @@ documented as (
 ),
 
 log_types as (
-    select log_type from documented
-    union
-    select log_type from requests
-    union
-    select log_type from requests_without_fails
+    {{ distinct_values('log_type', ['documented', 'requests', 'requests_without_fails']) }}
 ),
 
 members as (
-    select
-        {{ surrogate_key(['log_types.log_type']) }} as log_type_key,
-        log_types.log_type,
-        case
-            when log_types.log_type = 'Conversation log' then 'conversation'
-            when log_types.log_type = 'API log' then 'api'
-            else 'other'
-        end as log_type_group,
-        documented.log_type is not null as is_documented
-    from log_types
-    left join documented on log_types.log_type = documented.log_type
-    where log_types.log_type is not null
-
-    union all
-
-    select
-        {{ unknown_key() }} as log_type_key,
-        'unknown' as log_type,
-        'unknown' as log_type_group,
-        false as is_documented
+    {{ documented_members(
+        'log_type_key', 'log_type', 'log_types', 'documented',
+        {'log_type_group': "case log_types.log_type when 'Conversation log' then 'conversation'"
+            ~ " when 'API log' then 'api' else 'other' end"}) }}
 ),
 
 final as (

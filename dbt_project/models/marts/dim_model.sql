@@ -16,28 +16,11 @@ documented as (
 ),
 
 models as (
-    select model_name from documented
-    union
-    select model_name from requests
-    union
-    select model_name from requests_without_fails
+    {{ distinct_values('model_name', ['documented', 'requests', 'requests_without_fails']) }}
 ),
 
 members as (
-    select
-        {{ surrogate_key(['models.model_name']) }} as model_key,
-        models.model_name,
-        documented.model_name is not null as is_documented
-    from models
-    left join documented on models.model_name = documented.model_name
-    where models.model_name is not null
-
-    union all
-
-    select
-        {{ unknown_key() }} as model_key,
-        'unknown' as model_name,
-        false as is_documented
+    {{ documented_members('model_key', 'model_name', 'models', 'documented') }}
 ),
 
 final as (
