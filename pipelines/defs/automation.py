@@ -12,7 +12,8 @@ from collections import defaultdict
 
 import dagster as dg
 
-from pipelines.defs.keys import WAREHOUSE, landing_key, raw_key, settings_of
+from pipelines.defs.keys import landing_key, raw_key
+from pipelines.settings import Settings
 
 REFRESH_JOB = "refresh"
 EVERYTHING = dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()
@@ -73,14 +74,15 @@ def run_requests_for_changes(changes, asset_graph) -> list[dg.RunRequest]:
     target=EVERYTHING,
     minimum_interval_seconds=300,
     default_status=dg.DefaultSensorStatus.STOPPED,
-    required_resource_keys={WAREHOUSE},
     description="Every 5 minutes: HEAD (remote) or stat (mirror) each upstream file; a changed or new file "
     "requests its family's landing, raw and downstream assets.",
 )
-def upstream_change_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
+def upstream_change_sensor(
+    context: dg.SensorEvaluationContext, warehouse: dg.ResourceParam[Settings]
+) -> dg.SensorResult:
     from pipelines.sources.changes import detect_changes
 
-    changes = detect_changes(settings_of(context))
+    changes = detect_changes(warehouse)
     if not changes:
         return dg.SensorResult(skip_reason="no upstream file changed since it was landed")
     for c in changes:
