@@ -27,15 +27,24 @@ readings as (
         *,
         -- from timestamps, or from seconds since the trace start where the file writes those (PAI)
         coalesce(
-            cast({{ dbt.datediff('start_time_utc', 'end_time_utc', 'second') }} as {{ type_double() }}),
+            cast(
+                {{ dbt.datediff('start_time_utc', 'end_time_utc', 'second') }}
+                as {{ type_double() }}
+            ),
             end_offset_s - start_offset_s
         ) as run_s,
         coalesce(
-            cast({{ dbt.datediff('submit_time_utc', 'end_time_utc', 'second') }} as {{ type_double() }}),
+            cast(
+                {{ dbt.datediff('submit_time_utc', 'end_time_utc', 'second') }}
+                as {{ type_double() }}
+            ),
             end_offset_s - submit_offset_s
         ) as end_minus_submit_s,
         coalesce(
-            cast({{ dbt.datediff('submit_time_utc', 'start_time_utc', 'second') }} as {{ type_double() }}),
+            cast(
+                {{ dbt.datediff('submit_time_utc', 'start_time_utc', 'second') }}
+                as {{ type_double() }}
+            ),
             start_offset_s - submit_offset_s
         ) as queue_s
     from unioned
