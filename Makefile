@@ -44,10 +44,13 @@ dev: install
 test: install
 	$(UV) run --frozen pytest $(PYTEST_ARGS)
 
+# sqlfluff's dbt templater compiles the models for the duckdb target. It reads the .sqlfluff of the directory
+# it runs in (dbt_project/), and the profile opens $WAREHOUSE_DIR/trace.duckdb: an empty temporary one.
 lint: install
 	$(UV) run --frozen ruff check .
 	$(UV) run --frozen ruff format --check .
-	$(UV) run --frozen sqlfluff lint dbt_project/models
+	lint_warehouse=$$(mktemp -d) && trap 'rm -rf "$$lint_warehouse"' EXIT && cd dbt_project \
+		&& WAREHOUSE_DIR=$$lint_warehouse TRACE_ENGINE=duckdb $(UV) run --frozen sqlfluff lint models
 
 format: install
 	$(UV) run --frozen ruff format .

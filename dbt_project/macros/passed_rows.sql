@@ -25,3 +25,13 @@ passed as (
     where quarantined.{{ keys[0] }} is null
 )
 {%- endmacro %}
+
+
+{#- The lineage columns every staging model carries from the raw row (raw relations add them at load). -#}
+{% macro lineage_columns() -%}
+    _source_file,
+    _row_number,
+    _loaded_at,
+    _data_origin,
+    _partition
+{%- endmacro %}

@@ -14,17 +14,9 @@ node_metrics as (
 ),
 
 samples as (
-    select
-        'gpu' as metric_level,
-        *
-    from gpu_metrics
-
+    select * from gpu_metrics
     union all
-
-    select
-        'node' as metric_level,
-        *
-    from node_metrics
+    select * from node_metrics
 ),
 
 gpu_parsed as (

@@ -59,7 +59,10 @@ days as (
         extract(month from date_day) as month_number,
         extract(day from date_day) as day_of_month,
         -- ISO weekday (1 = Monday) counted from Monday 1970-01-05, the same on every engine.
-        ({{ dbt.datediff("cast('1970-01-05' as date)", 'date_day', 'day') }} % 7 + 7) % 7 + 1 as iso_day_of_week
+        (
+            {{ dbt.datediff("cast('1970-01-05' as date)", 'date_day', 'day') }}
+            % 7 + 7
+        ) % 7 + 1 as iso_day_of_week
     from spine
 ),
 

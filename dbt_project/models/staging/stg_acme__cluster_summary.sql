@@ -34,11 +34,7 @@ final as (
         complete_rate_cpu as completed_share_cpu_jobs,
         cancel_rate_cpu as cancelled_share_cpu_jobs,
         fail_rate_cpu as failed_share_cpu_jobs,
-        _source_file,
-        _row_number,
-        _loaded_at,
-        _data_origin,
-        _partition
+        {{ lineage_columns() }}
     from passed
 )
 

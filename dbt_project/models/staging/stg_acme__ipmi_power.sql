@@ -17,11 +17,7 @@ final as (
         sys_total_power as sys_total_power_w,
         {{ first_present_column(raw_relation, ['cpu_power'], type_double()) }} as cpu_power_w,
         {{ first_present_column(raw_relation, ['memory_power', 'mem_power'], type_double()) }} as memory_power_w,
-        _source_file,
-        _row_number,
-        _loaded_at,
-        _data_origin,
-        _partition
+        {{ lineage_columns() }}
     from passed
 )
 
