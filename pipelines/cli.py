@@ -34,6 +34,11 @@ def _parser() -> argparse.ArgumentParser:
         "--select",
         help='Dagster asset selection, e.g. \'key:"raw/burstgpt__requests"\' or \'tag:"source"="burstgpt"+\'',
     )
+    r.add_argument(
+        "--verbose",
+        action="store_true",
+        help="stream Dagster's and dbt's logs here instead of the progress display (default: logs/run-*.log)",
+    )
 
     d = sub.add_parser("dev", help="start the Dagster UI on 127.0.0.1 (shared instance in $DAGSTER_HOME)")
     d.add_argument("--port", type=int, default=None, help="UI port ($DAGSTER_PORT, default 3000)")
@@ -73,7 +78,7 @@ def _run(args: argparse.Namespace) -> int:
     from pipelines.run import run_pipeline
 
     _apply_run_flags(args)
-    return run_pipeline(load_settings(), args.select)
+    return run_pipeline(load_settings(), args.select, verbose=args.verbose)
 
 
 def _sql(args: argparse.Namespace) -> int:
