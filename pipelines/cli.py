@@ -43,6 +43,13 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("dev", help="start the Dagster UI on 127.0.0.1 (shared instance in $DAGSTER_HOME)")
     d.add_argument("--port", type=int, default=None, help="UI port ($DAGSTER_PORT, default 3000)")
 
+    sub.add_parser("status", help="what the warehouse holds: families, last run, upstream changes, docs")
+
+    o = sub.add_parser(
+        "docs", help="serve the Data Docs, dbt docs and report on 127.0.0.1 (for the UI's links)"
+    )
+    o.add_argument("--port", type=int, default=None, help="port ($TRACE_DOCS_PORT, default 3001)")
+
     q = sub.add_parser("sql", help="query trace.duckdb read-only (interactive without QUERY)")
     q.add_argument("query", nargs="?", help="SQL to run; omit for an interactive prompt")
     return p
@@ -88,6 +95,55 @@ def _sql(args: argparse.Namespace) -> int:
     return run_query(settings, args.query) if args.query else interactive(settings)
 
 
+def _status(args: argparse.Namespace) -> int:
+    from pipelines.status import NoWarehouseError, family_statuses, render_status, upstream_changes
+
+    settings = load_settings()
+    try:
+        families = family_statuses(settings)
+    except NoWarehouseError as exc:
+        print(f"trace-warehouse: {exc}", file=sys.stderr)
+        return 1
+    from pipelines.defs.run_history import last_run
+
+    print(render_status(settings, families, last_run(settings), upstream_changes(settings)))
+    return 0
+
+
+def _docs(args: argparse.Namespace) -> int:
+    from pipelines.docs_server import make_server
+
+    settings = load_settings()
+    try:
+        server = make_server(settings, args.port)
+    except OSError as exc:
+        print(
+            f"trace-warehouse docs: cannot listen on 127.0.0.1:{args.port or settings.docs_port}: {exc}",
+            file=sys.stderr,
+        )
+        return 1
+    host, port = server.server_address[:2]
+    print(
+        f"docs of {settings.warehouse_dir} on http://{host}:{port}/ (Ctrl-C stops)",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def _start_docs_server(cwd: Path) -> None:
+    """``trace-warehouse docs`` beside the UI, in the UI's process group (so it ends with the UI)."""
+    import subprocess
+
+    subprocess.Popen([sys.executable, "-m", "pipelines.cli", "docs"], cwd=cwd, stdin=subprocess.DEVNULL)
+
+
 def _dev(args: argparse.Namespace) -> int:
     from pipelines.instance import ensure_dagster_home
     from pipelines.settings import PROJECT_ROOT
@@ -97,6 +153,8 @@ def _dev(args: argparse.Namespace) -> int:
     port = str(args.port or settings.dagster_port)
     workspace = str(PROJECT_ROOT / "workspace.yaml")
     print(f"Dagster UI: http://127.0.0.1:{port} (instance {settings.dagster_home})", file=sys.stderr)
+    print(f"docs (the UI's Data Docs and dbt docs links): {settings.docs_url}/", file=sys.stderr)
+    _start_docs_server(PROJECT_ROOT)
     os.chdir(PROJECT_ROOT)
     cmd = [sys.executable, "-m", "dagster", "dev", "-h", "127.0.0.1", "-p", port, "-w", workspace]
     os.execv(sys.executable, cmd)
@@ -106,7 +164,9 @@ def _dev(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        handler = {"sample": _sample, "run": _run, "dev": _dev, "sql": _sql}[args.command]
+        handler = {
+            "sample": _sample, "run": _run, "dev": _dev, "sql": _sql, "status": _status, "docs": _docs,
+        }[args.command]  # fmt: skip
         return handler(args)
     except (SettingsError, FileNotFoundError) as exc:
         print(f"trace-warehouse: {exc}", file=sys.stderr)

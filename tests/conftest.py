@@ -13,7 +13,7 @@ REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sources" / "r
 # Variables a developer's shell may carry that would leak into the tests' settings.
 _SETTINGS_VARS = (
     "WAREHOUSE_DIR", "TRACE_SOURCE", "TRACE_MIRROR_DIR", "TRACE_ENGINE", "TRACE_GITHUB_RAW_URL",
-    "TRACE_GITHUB_URL", "HF_ENDPOINT", "HF_TOKEN", "BURSTGPT_START_DATE", "DAGSTER_HOME", "DAGSTER_PORT", "SPARK_THRIFT_HOST", "SPARK_THRIFT_PORT",
+    "TRACE_GITHUB_URL", "HF_ENDPOINT", "HF_TOKEN", "BURSTGPT_START_DATE", "DAGSTER_HOME", "DAGSTER_PORT", "SPARK_THRIFT_HOST", "SPARK_THRIFT_PORT", "TRACE_DOCS_PORT", "TRACE_DOCS_URL",
 )  # fmt: skip
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject, dbt_assets
 
+from pipelines.docs_server import docs_link
 from pipelines.settings import PROJECT_ROOT, Settings, load_settings
 from pipelines.warehouse_db import writer, writer_lock
 
@@ -223,9 +224,9 @@ def dbt_docs_asset(models: dg.AssetsDefinition, engine: str | None = None) -> dg
         kinds={"dbt"},
         pool=SPARK_THRIFT_POOL if project.target == SPARK_THRIFT_TARGET else WRITER_POOL,
         description=(
-            "dbt docs for the warehouse (`dbt docs generate --static`): open "
-            "`$WAREHOUSE_DIR/docs/dbt/static_index.html` in a browser (one self-contained file), or serve "
-            "the folder and open index.html."
+            "dbt docs for the warehouse (`dbt docs generate --static`): the `docs` link while "
+            "`trace-warehouse docs` serves them (`make dev` starts it), or open "
+            "`$WAREHOUSE_DIR/docs/dbt/static_index.html` in a browser (one self-contained file)."
         ),
     )
     def _dbt_docs(context: dg.AssetExecutionContext, dbt: DbtCliResource) -> dg.MaterializeResult:
@@ -248,7 +249,7 @@ def dbt_docs_asset(models: dg.AssetsDefinition, engine: str | None = None) -> dg
         context.log.info(f"dbt docs written to {out}")
         return dg.MaterializeResult(
             metadata={
-                "docs": dg.MetadataValue.url((out / "static_index.html").as_uri()),
+                "docs": dg.MetadataValue.url(docs_link(settings, out / "index.html")),
                 "path": dg.MetadataValue.path(str(out)),
                 "engine": project.target or "duckdb",
             }
