@@ -204,9 +204,9 @@ class LiveDisplay:
         with self._lock:
             p = self.progress
             table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
-            table.add_column(style="bold")
-            table.add_column(justify="right")
-            table.add_column()
+            table.add_column(style="bold", no_wrap=True)
+            table.add_column(justify="right", no_wrap=True)
+            table.add_column(no_wrap=True, overflow="ellipsis")
             for name in LAYERS:
                 layer = p.layers[name]
                 if not layer.total:

@@ -131,7 +131,9 @@ def _execute(settings: Settings, selection: str | None, terminal: TextIO | None)
         else nullcontext(None)
     )
     with display as shown, dg.DagsterInstance.get() as instance:
-        logged, run_config = with_loggers(job, plan, shown.handle if shown else None)
+        # the log file has every record (Dagster's events are DEBUG); --verbose shows INFO, as before
+        level = "INFO" if terminal is None else "DEBUG"
+        logged, run_config = with_loggers(job, plan, shown.handle if shown else None, level)
         result = logged.execute_in_process(
             run_config=run_config,
             instance=instance,

@@ -57,7 +57,8 @@ def _file_loads(settings: Settings) -> list[tuple]:
     con = reader(settings)
     try:
         return con.execute(
-            "select family, count(*), sum(loaded), sum(rejected), "
+            # wide utilization files load one row per non-empty cell (`values`), other files one per line
+            'select family, count(*), sum(coalesce("values", loaded)), sum(rejected), '
             "string_agg(distinct data_origin, '+' order by data_origin), max(loaded_at) "
             "from meta.file_loads group by family order by family"
         ).fetchall()

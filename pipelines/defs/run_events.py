@@ -36,25 +36,26 @@ Sink = Callable[[ProgressEvent], None]
 
 @dataclass(frozen=True)
 class RunPlan:
-    """What the job will run: its steps' assets, and how many assets (checks) each layer has."""
+    """What the job will run: its steps' assets and checks, and how many assets (checks) each layer has."""
 
     step_assets: Mapping[str, tuple[str, ...]]
+    step_checks: Mapping[str, tuple[str, ...]]
     totals: Mapping[str, int]
 
 
 def plan_of(job: dg.JobDefinition) -> RunPlan:
     layer = job.asset_layer
     step_assets: dict[str, tuple[str, ...]] = {}
+    step_checks: dict[str, tuple[str, ...]] = {}
     totals: dict[str, int] = {}
-    checks = 0
     for data in layer.data:
-        keys = tuple(sorted(k.to_user_string() for k in data.assets_def.keys))
-        step_assets[data.node_handle.name] = keys
-        for key in keys:
+        step = data.node_handle.name
+        step_assets[step] = tuple(sorted(k.to_user_string() for k in data.assets_def.keys))
+        step_checks[step] = tuple(sorted(k.to_user_string() for k in data.assets_def.check_keys))
+        for key in step_assets[step]:
             totals[layer_of(key)] = totals.get(layer_of(key), 0) + 1
-        checks += len(data.assets_def.check_keys)
-    totals["checks"] = checks
-    return RunPlan(step_assets, totals)
+    totals["checks"] = sum(len(keys) for keys in step_checks.values())
+    return RunPlan(step_assets, step_checks, totals)
 
 
 class _Translator(logging.Handler):
@@ -64,7 +65,7 @@ class _Translator(logging.Handler):
         super().__init__(level=logging.DEBUG)
         self.plan = plan
         self.sink = sink
-        self.finished: set[str] = set()
+        self.finished: set[str] = set()  # asset and check keys already reported
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -91,14 +92,18 @@ class _Translator(logging.Handler):
             yield AssetFinished(key, "ok", rows if isinstance(rows, int) else None)
         elif kind == "ASSET_CHECK_EVALUATION":
             evaluation = event.event_specific_data
-            yield CheckFinished(evaluation.asset_check_key.to_user_string(), bool(evaluation.passed))
-        elif kind in ("STEP_FAILURE", "STEP_SKIPPED"):
+            check = evaluation.asset_check_key.to_user_string()
+            self.finished.add(check)
+            yield CheckFinished(check, bool(evaluation.passed))
+        elif kind in ("STEP_FAILURE", "STEP_SKIPPED"):  # what the step did not get to is done, not passed
             status = "FAILED" if kind == "STEP_FAILURE" else "skipped"
             error = root_message(event.event_specific_data.error) if kind == "STEP_FAILURE" else ""
-            for key in assets:
-                if key not in self.finished:
-                    self.finished.add(key)
-                    yield AssetFinished(key, status, None, error)
+            for key in (k for k in assets if k not in self.finished):
+                self.finished.add(key)
+                yield AssetFinished(key, status, None, error)
+            for check in (c for c in self.plan.step_checks.get(step_key or "", ()) if c not in self.finished):
+                self.finished.add(check)
+                yield CheckFinished(check, False)
         elif kind is None and (m := _LANDED.match(message) or _DOWNLOADING.match(message)):
             yield BytesLanded(m["file"], int(m["bytes"]))
         if level >= logging.WARNING and kind is None:
@@ -142,12 +147,12 @@ def run_job(
 
 
 def with_loggers(
-    job: dg.JobDefinition, plan: RunPlan, sink: Sink | None
+    job: dg.JobDefinition, plan: RunPlan, sink: Sink | None, log_level: str = "INFO"
 ) -> tuple[dg.JobDefinition, dict[str, object]]:
-    """``job`` logging to Dagster's console logger and, when ``sink`` is given, to the progress display;
-    with the run config that turns them on (Dagster starts only the loggers the run config names)."""
+    """``job`` logging to Dagster's console logger (at ``log_level``) and, when ``sink`` is given, to the
+    progress display; with the run config that turns them on (Dagster starts only the loggers it names)."""
     loggers: dict[str, dg.LoggerDefinition] = {"console": dg.colored_console_logger}
-    config: dict[str, object] = {"console": {"config": {"log_level": "INFO"}}}
+    config: dict[str, object] = {"console": {"config": {"log_level": log_level}}}
     if sink is not None:
         loggers["progress"] = progress_logger(plan, sink)
         config["progress"] = {}
