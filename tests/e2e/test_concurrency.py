@@ -56,7 +56,7 @@ def test_two_runs_started_together_both_finish(tmp_path: Path) -> None:
     with ThreadPoolExecutor(
         2
     ) as pool:  # both pipes drained at once: a full pipe must not stall the lock holder
-        outputs = list(pool.map(lambda p: p.communicate(timeout=600), procs))
+        outputs = list(pool.map(lambda p: p.communicate(timeout=1800), procs))
     errors = ["".join(lines) + err for lines, (_, err) in zip(seen, outputs, strict=True)]
     assert [p.returncode for p in procs] == [0, 0], [e[-2000:] for e in errors]
     assert all("lock" not in out.lower() or "0 failed" in out for out, _ in outputs)

@@ -29,7 +29,7 @@ def run_in_terminal(
     env: Mapping[str, str],
     columns: int = 120,
     rows: int = 40,
-    timeout: float = 900,
+    timeout: float = 1800,
 ) -> tuple[int, str]:
     """Run ``cmd`` on a fresh pty; return its exit code and all it printed (ANSI sequences included)."""
     master, slave = os.openpty()
