@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 help:
 	@echo "make run     install, then build every asset from the sample (offline) into ./warehouse"
 	@echo "make test    install, then run the whole test suite"
-	@echo "make dev     the Dagster UI on http://127.0.0.1:$(PORT) (PORT=...)"
+	@echo "make dev     the Dagster UI on http://127.0.0.1:$(PORT) (PORT=...), the docs server beside it"
 	@echo "make lint    ruff and sqlfluff"
 	@echo "make bench   benchmarks at scale 1.0 (median of 3 runs) -> benchmarks/results/latest.md"
 	@echo "make clean   delete ./warehouse's generated contents"

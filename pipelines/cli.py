@@ -8,7 +8,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pipelines.settings import ENGINES, PROJECT_ROOT, SOURCES, SettingsError, child_environment, load_settings
+from pipelines.settings import (
+    ENGINES,
+    PROJECT_ROOT,
+    SOURCES,
+    Settings,
+    SettingsError,
+    child_environment,
+    load_settings,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,9 +42,21 @@ def _parser() -> argparse.ArgumentParser:
         "--select",
         help='Dagster asset selection, e.g. \'key:"raw/burstgpt__requests"\' or \'tag:"source"="burstgpt"+\'',
     )
+    r.add_argument(
+        "--verbose",
+        action="store_true",
+        help="stream Dagster's and dbt's logs here instead of the progress display (default: logs/run-*.log)",
+    )
 
     d = sub.add_parser("dev", help="start the Dagster UI on 127.0.0.1 (shared instance in $DAGSTER_HOME)")
     d.add_argument("--port", type=int, default=None, help="UI port ($DAGSTER_PORT, default 3000)")
+
+    sub.add_parser("status", help="what the warehouse holds: families, last run, upstream changes, docs")
+
+    o = sub.add_parser(
+        "docs", help="serve the Data Docs, dbt docs and report on 127.0.0.1 (for the UI's links)"
+    )
+    o.add_argument("--port", type=int, default=None, help="port ($TRACE_DOCS_PORT, default 3001)")
 
     q = sub.add_parser("sql", help="query trace.duckdb read-only (interactive without QUERY)")
     q.add_argument("query", nargs="?", help="SQL to run; omit for an interactive prompt")
@@ -72,7 +92,7 @@ def _sample(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pipelines.run import run_pipeline
 
-    return run_pipeline(load_settings(overrides=_run_flags(args)), args.select)
+    return run_pipeline(load_settings(overrides=_run_flags(args)), args.select, verbose=args.verbose)
 
 
 def _sql(args: argparse.Namespace) -> int:
@@ -80,6 +100,60 @@ def _sql(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     return run_query(settings, args.query) if args.query else interactive(settings)
+
+
+def _status(args: argparse.Namespace) -> int:
+    from pipelines.status import NoWarehouseError, family_statuses, render_status, upstream_changes
+
+    settings = load_settings()
+    try:
+        families = family_statuses(settings)
+    except NoWarehouseError as exc:
+        print(f"trace-warehouse: {exc}", file=sys.stderr)
+        return 1
+    from pipelines.defs.run_history import last_run
+
+    print(render_status(settings, families, last_run(settings), upstream_changes(settings)))
+    return 0
+
+
+def _docs(args: argparse.Namespace) -> int:
+    from pipelines.docs_server import make_server
+
+    settings = load_settings()
+    try:
+        server = make_server(settings, args.port)
+    except OSError as exc:
+        print(
+            f"trace-warehouse docs: cannot listen on 127.0.0.1:{args.port or settings.docs_port}: {exc}",
+            file=sys.stderr,
+        )
+        return 1
+    host, port = server.server_address[:2]
+    print(
+        f"docs of {settings.warehouse_dir} on http://{host}:{port}/ (Ctrl-C stops)",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def _start_docs_server(settings: Settings) -> None:
+    """``trace-warehouse docs`` beside the UI, in the UI's process group (so it ends with the UI)."""
+    import subprocess
+
+    subprocess.Popen(
+        [sys.executable, "-m", "pipelines.cli", "docs"],
+        cwd=PROJECT_ROOT,
+        env=child_environment(settings),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _dev(args: argparse.Namespace) -> int:
@@ -90,6 +164,8 @@ def _dev(args: argparse.Namespace) -> int:
     port = str(args.port or settings.dagster_port)
     workspace = str(PROJECT_ROOT / "workspace.yaml")
     print(f"Dagster UI: http://127.0.0.1:{port} (instance {settings.dagster_home})", file=sys.stderr)
+    print(f"docs (the UI's Data Docs and dbt docs links): {settings.docs_url}/", file=sys.stderr)
+    _start_docs_server(settings)
     os.chdir(PROJECT_ROOT)
     cmd = [sys.executable, "-m", "dagster", "dev", "-h", "127.0.0.1", "-p", port, "-w", workspace]
     os.execve(sys.executable, cmd, child_environment(settings))
@@ -99,7 +175,9 @@ def _dev(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        handler = {"sample": _sample, "run": _run, "dev": _dev, "sql": _sql}[args.command]
+        handler = {
+            "sample": _sample, "run": _run, "dev": _dev, "sql": _sql, "status": _status, "docs": _docs,
+        }[args.command]  # fmt: skip
         return handler(args)
     except (SettingsError, FileNotFoundError) as exc:
         print(f"trace-warehouse: {exc}", file=sys.stderr)

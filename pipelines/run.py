@@ -1,5 +1,9 @@
 """``trace-warehouse run``: materialize a selection of assets in this process, then print a one-screen summary.
 
+While it runs, a terminal shows a few live lines of progress (``pipelines/progress.py``), a pipe one line per
+finished asset; Dagster's and dbt's logs go to ``$WAREHOUSE_DIR/logs/run-<time>.log`` (``--verbose``: to the
+terminal, as they come).
+
 The run uses the shared Dagster instance (``$DAGSTER_HOME``), so it appears in the UI's run history, and it
 holds the warehouse writer lock for its whole duration: two runs started together finish one after the
 other instead of failing on DuckDB's single-writer lock.
@@ -9,8 +13,14 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
 
+from pipelines.progress import RunProgress, make_display
+from pipelines.run_log import capture_output, new_log_path, terminal_width
 from pipelines.settings import Settings
 from pipelines.warehouse.db import writer_lock
 
@@ -28,18 +38,11 @@ def _value(meta: dict, key: str) -> object:
     return getattr(v, "value", v)
 
 
-def _root_message(err) -> str:  # err: SerializableErrorInfo | None
-    """The user's error, not Dagster's wrapper: the innermost cause, without its exception class prefix."""
-    while err is not None and err.cause is not None:
-        err = err.cause
-    text = (err.message if err else "failed").strip()
-    head, sep, rest = text.partition(": ")
-    return rest if sep and "." in head and " " not in head else text
-
-
 def _collect(
-    result, step_assets: dict[str, str], selected: set[str]
+    result, step_assets: Mapping[str, str], selected: set[str]
 ) -> list[AssetLine]:  # result: ExecuteInProcessResult
+    from pipelines.defs.run_events import root_message
+
     lines: dict[str, AssetLine] = {}
     for ev in result.get_asset_materialization_events():
         mat = ev.event_specific_data.materialization
@@ -47,7 +50,7 @@ def _collect(
         lines[key] = AssetLine(key, "ok", dict(mat.metadata))
     for ev in result.all_events:
         if ev.event_type_value == "STEP_FAILURE":
-            msg = _root_message(ev.event_specific_data.error)
+            msg = root_message(ev.event_specific_data.error)
             key = step_assets.get(ev.step_key or "", ev.step_key or "?")
             lines[key] = AssetLine(key, "FAILED", {}, msg)
         elif ev.event_type_value == "STEP_SKIPPED":
@@ -91,17 +94,7 @@ def format_summary(lines: list[AssetLine], seconds: float) -> str:
     return "\n".join(out)
 
 
-def run_pipeline(settings: Settings, selection: str | None) -> int:
-    import dagster as dg
-
-    from pipelines.definitions import all_assets
-    from pipelines.defs.checks import family_asset_checks
-    from pipelines.defs.instance import open_instance
-    from pipelines.defs.resources import resource_defs
-    from pipelines.validate.summary import format_check_summary
-
-    assets = all_assets(settings)
-    chosen = dg.AssetSelection.from_string(selection) if selection else None
+def _header(settings: Settings, selection: str | None, log_path: Path | None) -> None:
     print(
         f"trace-warehouse run: source={settings.source} warehouse={settings.warehouse_dir} "
         f"selection={selection or 'everything'}",
@@ -112,24 +105,63 @@ def run_pipeline(settings: Settings, selection: str | None) -> int:
             "note: the sample source is SYNTHETIC data (plus a few real rows), not the real traces",
             file=sys.stderr,
         )
-    started = time.monotonic()
-    with (
-        writer_lock(settings, wait_message="another run is writing this warehouse; waiting for it to finish"),
-        open_instance(settings) as instance,
-    ):
-        result = dg.materialize(
-            [*assets, *family_asset_checks()],
-            selection=chosen or (dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()),
+    if log_path is not None:
+        print(f"log: {log_path} (--verbose shows it here instead)", file=sys.stderr, flush=True)
+
+
+def _execute(settings: Settings, selection: str | None, terminal: TextIO | None):  # -> ExecuteInProcessResult
+    """Build the job and run it in this process; with ``terminal``, show the progress there."""
+    import dagster as dg
+
+    from pipelines.definitions import all_assets
+    from pipelines.defs.checks import family_asset_checks
+    from pipelines.defs.instance import open_instance
+    from pipelines.defs.resources import resource_defs
+    from pipelines.defs.run_events import plan_of, run_job, with_loggers
+
+    chosen = dg.AssetSelection.from_string(selection) if selection else None
+    job = run_job(
+        [*all_assets(settings), *family_asset_checks()],
+        chosen or (dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()),
+        resource_defs(settings),
+    )
+    plan = plan_of(job)
+    display = (
+        make_display(RunProgress(plan.totals), terminal, terminal.isatty(), terminal_width(terminal))
+        if terminal is not None
+        else nullcontext(None)
+    )
+    with display as shown, open_instance(settings) as instance:
+        # the log file has every record (Dagster's events are DEBUG); --verbose shows INFO, as before
+        level = "INFO" if terminal is None else "DEBUG"
+        logged, run_config = with_loggers(job, plan, shown.handle if shown else None, level)
+        result = logged.execute_in_process(
+            run_config=run_config,
             instance=instance,
-            resources=resource_defs(settings),
             raise_on_error=False,
             tags={"trace-warehouse/source": settings.source},
-            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
         )
-    step_assets = {
-        a.node_def.name: a.key.to_user_string() for a in assets if a.is_executable and len(a.keys) == 1
-    }
-    selected = {k.to_user_string() for k in (chosen or dg.AssetSelection.all()).resolve(assets)}
+    step_assets = {step: keys[0] for step, keys in plan.step_assets.items() if len(keys) == 1}
+    selected = {key for keys in plan.step_assets.values() for key in keys}
+    return result, step_assets, selected
+
+
+def run_pipeline(settings: Settings, selection: str | None, *, verbose: bool = False) -> int:
+    """Materialize ``selection`` (default: everything). Progress on stdout, logs to a file (``verbose``:
+    Dagster's and dbt's logs on the terminal, as they come)."""
+    from pipelines.validate.summary import format_check_summary
+
+    log_path = None if verbose else new_log_path(settings)
+    _header(settings, selection, log_path)
+    started = time.monotonic()
+    waiting = "another run is writing this warehouse; waiting for it to finish"
+    with (
+        writer_lock(settings, wait_message=waiting),
+        capture_output(log_path) if log_path else nullcontext(None) as terminal,
+    ):
+        result, step_assets, selected = _execute(settings, selection, terminal)
     print(format_summary(_collect(result, step_assets, selected), time.monotonic() - started))
     print(format_check_summary(result.get_asset_check_evaluations()))
+    if log_path is not None:
+        print(f"full log (Dagster and dbt): {log_path}")
     return 0 if result.success else 1

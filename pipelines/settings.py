@@ -35,7 +35,7 @@ SETTINGS_VARS: tuple[str, ...] = (
     "WAREHOUSE_DIR", "TRACE_SOURCE", "TRACE_MIRROR_DIR", "TRACE_ENGINE", "TRACE_GITHUB_RAW_URL",
     "TRACE_GITHUB_URL", "HF_ENDPOINT", "HF_TOKEN", "BURSTGPT_START_DATE", "DAGSTER_HOME", "DAGSTER_PORT",
     "SPARK_THRIFT_HOST", "SPARK_THRIFT_PORT", "TRACE_DUCKDB_MEMORY_LIMIT", "SPARK_MASTER",
-    "SPARK_DRIVER_MEMORY", "SPARK_LOG_LEVEL", "SPARK_SHUFFLE_PARTITIONS",
+    "SPARK_DRIVER_MEMORY", "SPARK_LOG_LEVEL", "SPARK_SHUFFLE_PARTITIONS", "TRACE_DOCS_PORT", "TRACE_DOCS_URL",
 )  # fmt: skip
 
 
@@ -56,6 +56,8 @@ class Settings:
     burstgpt_start_date: date | None
     dagster_home: Path
     dagster_port: int
+    docs_port: int = 3001
+    docs_base_url: str | None = None  # default: http://127.0.0.1:<docs_port>
     spark_thrift_host: str | None = None
     spark_thrift_port: int | None = None
     duckdb_memory_limit: str = "768MB"  # DuckDB's cap in dbt builds (profiles.yml)
@@ -101,6 +103,16 @@ class Settings:
     @property
     def report_dir(self) -> Path:
         return self.warehouse_dir / "report"
+
+    @property
+    def logs_dir(self) -> Path:
+        """One log file per `trace-warehouse run`: Dagster's records and dbt's lines."""
+        return self.warehouse_dir / "logs"
+
+    @property
+    def docs_url(self) -> str:
+        """Where `trace-warehouse docs` serves docs/ and report/ (the links in the UI's metadata)."""
+        return self.docs_base_url or f"http://127.0.0.1:{self.docs_port}"
 
     @property
     def spark_dir(self) -> Path:
@@ -178,6 +190,8 @@ def load_settings(
         burstgpt_start_date=start,
         dagster_home=_resolve(dagster_home_raw) if dagster_home_raw else warehouse_dir / ".dagster",
         dagster_port=_int(env, "DAGSTER_PORT", 3000) or 3000,
+        docs_port=_int(env, "TRACE_DOCS_PORT", 3001) or 3001,
+        docs_base_url=env.get("TRACE_DOCS_URL", "").strip().rstrip("/") or None,
         spark_thrift_host=env.get("SPARK_THRIFT_HOST", "").strip() or None,
         spark_thrift_port=_int(env, "SPARK_THRIFT_PORT", None),
         duckdb_memory_limit=env.get("TRACE_DUCKDB_MEMORY_LIMIT", "").strip() or "768MB",

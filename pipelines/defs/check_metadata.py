@@ -6,6 +6,8 @@ from collections.abc import Iterable, Sequence
 
 import dagster as dg
 
+from pipelines.docs_server import link_for_file_url
+from pipelines.settings import Settings
 from pipelines.validate.outcomes import FamilyValidation, RuleOutcome
 
 MAX_TABLE_ROWS = 50
@@ -37,7 +39,7 @@ def samples_table(outcome: RuleOutcome) -> str:
     return md_table(header, [[row.get(c, "") for c in header] for row in outcome.samples])
 
 
-def check_metadata(result: FamilyValidation, outcome: RuleOutcome) -> dict[str, object]:
+def check_metadata(settings: Settings, result: FamilyValidation, outcome: RuleOutcome) -> dict[str, object]:
     rule = outcome.rule
     docs = result.docs_pages.get(f"{result.family}.{rule.frame}") or result.docs_index
     meta: dict[str, object] = {
@@ -69,16 +71,18 @@ def check_metadata(result: FamilyValidation, outcome: RuleOutcome) -> dict[str, 
         meta["note"] = outcome.note
     if outcome.errors:
         meta["errors"] = dg.MetadataValue.md("\n".join(f"- {e}" for e in outcome.errors[:10]))
-    if docs:
-        meta["data_docs"] = dg.MetadataValue.url(docs)
+    if docs:  # on the docs server: a browser opens no file:// link from the UI's http page
+        meta["data_docs"] = dg.MetadataValue.url(link_for_file_url(settings, docs))
     if result.docs_index:
-        meta["data_docs_index"] = dg.MetadataValue.url(result.docs_index)
+        meta["data_docs_index"] = dg.MetadataValue.url(link_for_file_url(settings, result.docs_index))
     if result.docs_error:
         meta["data_docs_error"] = result.docs_error
     return meta
 
 
-def check_results(result: FamilyValidation, asset_key: dg.AssetKey) -> list[dg.AssetCheckResult]:
+def check_results(
+    settings: Settings, result: FamilyValidation, asset_key: dg.AssetKey
+) -> list[dg.AssetCheckResult]:
     """One Dagster check result per rule: structural failures and broken expectations are ERROR (they
     block downstream), every other finding above its threshold is WARN."""
     out = []
@@ -101,7 +105,7 @@ def check_results(result: FamilyValidation, asset_key: dg.AssetKey) -> list[dg.A
                 passed=outcome.passed,
                 severity=severity,
                 description=description,
-                metadata=check_metadata(result, outcome),
+                metadata=check_metadata(settings, result, outcome),
             )
         )
     return out

@@ -56,7 +56,7 @@ def _family_checks(fam: Family) -> dg.AssetChecksDefinition:
             f"{fam.key}: {result.loaded:,} rows = {result.passed:,} passed + {result.quarantined:,} quarantined "
             f"in {len(result.partitions)} partition(s), {result.seconds:.1f}s; Data Docs: {result.docs_index}"
         )
-        yield from check_results(result, raw_key(fam.key))
+        yield from check_results(settings, result, raw_key(fam.key))
 
     return _checks
 

@@ -24,6 +24,7 @@ import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject, dbt_assets
 
 from pipelines.defs.keys import DBT, DOCS_KEY, REPORT_GROUP, WAREHOUSE, settings_of
+from pipelines.docs_server import docs_link
 from pipelines.settings import Settings, exported
 from pipelines.warehouse import dbt_build as build
 
@@ -125,9 +126,9 @@ def dbt_docs_asset(
         pool=_pool(project),
         required_resource_keys={WAREHOUSE, DBT},
         description=(
-            "dbt docs for the warehouse (`dbt docs generate --static`): open "
-            "`$WAREHOUSE_DIR/docs/dbt/static_index.html` in a browser (one self-contained file), or serve "
-            "the folder and open index.html."
+            "dbt docs for the warehouse (`dbt docs generate --static`): the `docs` link while "
+            "`trace-warehouse docs` serves them (`make dev` starts it), or open "
+            "`$WAREHOUSE_DIR/docs/dbt/static_index.html` in a browser (one self-contained file)."
         ),
     )
     def _dbt_docs(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
@@ -149,7 +150,7 @@ def dbt_docs_asset(
         context.log.info(f"dbt docs written to {out}")
         return dg.MaterializeResult(
             metadata={
-                "docs": dg.MetadataValue.url((out / "static_index.html").as_uri()),
+                "docs": dg.MetadataValue.url(docs_link(settings, out / "index.html")),
                 "path": dg.MetadataValue.path(str(out)),
                 "engine": project.target or "duckdb",
             }

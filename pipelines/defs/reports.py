@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 import dagster as dg
 
 from pipelines.defs.keys import REPORT_GROUP, WAREHOUSE, report_key, settings_of
+from pipelines.docs_server import docs_link
 from pipelines.lake.atomic import write_bytes
 from pipelines.report.catalog import FIGURES, REPORT_NAME, FigureSpec
 from pipelines.report.queries import COMPARISON_MARTS, COMPARISONS, DATASET_ORIGINS, FACTS
@@ -123,7 +124,7 @@ def _report_asset() -> dg.AssetsDefinition:
             metadata={
                 "summary": dg.MetadataValue.md(f"{banner(totals)}\n\n{origin_section(origins)}"),
                 "path": dg.MetadataValue.path(str(path)),
-                "report": dg.MetadataValue.url(path.as_uri()),
+                "report": dg.MetadataValue.url(docs_link(settings, path)),
                 "figures": len(present),
                 "rows_real": totals.real,
                 "rows_synthetic": totals.synthetic,

@@ -5,7 +5,9 @@ dev`` on that warehouse (own process group, free port); in Chromium, open the gl
 filtered to the raw asset and its upstream (screenshot); open the raw asset's page (never materialized);
 click "Materialize"; wait for that run to succeed; reload the asset page and read the row count it shows
 ("Row count" and the ``rows`` metadata entry), which must equal ``count(*)`` of ``raw.burstgpt__requests``
-in DuckDB. GraphQL is used only to *wait* (code location loaded, run finished), never to launch.
+in DuckDB; open a check of the asset on its Checks tab and click its Data Docs link, which opens Great
+Expectations' page from the docs server ``trace-warehouse dev`` started beside the UI. GraphQL is used
+only to *wait* (code location loaded, run finished), never to launch.
 
 Screenshots and the server's log go to ``test-artifacts/browser/``.
 """
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 
 FAMILY = "burstgpt__requests"
 RAW_KEY = ["raw", FAMILY]
+CHECK = "request_not_failed"  # a rule with findings on the sample: its check links to its Data Docs page
 LANDING_KEY = ["landing", FAMILY]
 RUN_TIMEOUT_S = 150  # the first load takes ~30 s on 2 cores
 
@@ -66,6 +69,26 @@ def _open_lineage(page: Page, url: str) -> None:
     expect(graph.get_by_text(FAMILY, exact=True).locator("visible=true")).to_have_count(2)
 
 
+def _open_data_docs_of_a_check(page: Page, url: str, docs_url: str, artifacts_dir: Path) -> None:
+    """From the raw asset's Checks tab, open CHECK and click its ``data_docs`` link: a new tab with GX's page."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{url}/assets/{'/'.join(RAW_KEY)}?view=checks")
+    page.get_by_role("link", name=CHECK, exact=True).or_(page.get_by_text(CHECK, exact=True)).first.click()
+    link = page.locator(f'a[href^="{docs_url}/docs/gx/"]').first
+    expect(link).to_be_visible()
+    page.screenshot(path=str(artifacts_dir / "04-check-data-docs-link.png"))
+    with page.context.expect_page() as opened:
+        link.click()
+    docs = opened.value
+    docs.wait_for_load_state("domcontentloaded")  # its CSS comes from CDNs, unreachable offline
+    assert docs.url.startswith(f"{docs_url}/docs/gx/"), docs.url
+    expect(docs).to_have_title(re.compile("Great Expectations"))
+    expect(docs.get_by_text(re.compile(rf"{FAMILY}\.\w+")).first).to_be_visible()
+    docs.screenshot(path=str(artifacts_dir / "05-data-docs-page.png"))
+    docs.close()
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.timeout(300)
@@ -99,6 +122,7 @@ def test_materialize_raw_asset_from_the_ui(
         # 2. The raw asset's page: not materialized yet, so any row count shown later comes from our run.
         page.goto(f"{ui.url}/assets/{'/'.join(RAW_KEY)}")
         expect(page.get_by_text("Never materialized")).to_be_visible()
+        expect(page.get_by_text("Join the Dagster community")).to_have_count(0)  # nux off in dagster.yaml
         expect(page.get_by_text("Row count", exact=True)).to_have_count(0)
 
         # 3. Launch from the UI, like a user: the "Materialize" button (its name also carries its icon's label).
@@ -131,6 +155,11 @@ def test_materialize_raw_asset_from_the_ui(
         shown_row_count = _number(_row_count_tag(page).inner_text().replace("Row count", "", 1), "Row count")
         shown_rows = _number(_metadata_value(page, "rows").inner_text(), "metadata `rows`")
         lap("asset page checked")
+
+        # 6. A check of the asset (the run validated it): its Data Docs link opens the GX page, served
+        #    over http beside the UI (a file:// link would not open from the UI's http page).
+        _open_data_docs_of_a_check(page, ui.url, ui.docs_url, artifacts_dir)
+        lap("Data Docs opened")
 
         (in_duckdb,) = query(wh, f"select count(*) from raw.{FAMILY}")[0]
 

@@ -12,7 +12,7 @@ import duckdb
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_cli(*args: str, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, env: dict[str, str], timeout: float = 1800) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **env}
     return subprocess.run(
         [sys.executable, "-m", "pipelines.cli", *args],

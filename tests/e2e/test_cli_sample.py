@@ -1,4 +1,5 @@
-"""The whole foundation graph on the embedded sample, through the real CLI, into a tmp warehouse."""
+"""The whole foundation graph on the embedded sample, through the real CLI, into a tmp warehouse
+(``built_sample`` in conftest.py: built once for the session)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,13 @@ import pytest
 
 from pipelines.families.registry import FAMILIES
 from tests.e2e.cli import query, run_cli
+from tests.e2e.conftest import BuiltSample
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], str]:
-    root = tmp_path_factory.mktemp("sample-run")
-    env = {"WAREHOUSE_DIR": str(root / "warehouse"), "DAGSTER_HOME": str(root / "warehouse" / ".dagster")}
-    first = run_cli("run", "--select", 'tag:"source"="burstgpt"', env=env)
-    assert first.returncode == 0, first.stderr[-3000:]
-    burst_only = {r[0] for r in query(root / "warehouse", "select table_name from information_schema.tables")}
-    everything = run_cli("run", env=env)
-    assert everything.returncode == 0, everything.stdout[-2000:] + everything.stderr[-3000:]
-    return root / "warehouse", env, "\n".join(sorted(burst_only)) + "\n---\n" + everything.stdout
+def built(built_sample: BuiltSample) -> tuple[Path, dict[str, str], str]:
+    b = built_sample
+    return b.warehouse, b.env, "\n".join(b.burst_only_tables) + "\n---\n" + b.stdout
 
 
 def test_selection_builds_only_the_selected_dataset(built) -> None:

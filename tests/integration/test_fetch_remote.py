@@ -36,6 +36,10 @@ from tests.support.mirror_server import (
 )
 
 FAST = HttpOptions(attempts=3, timeout=2.0, backoff=0.01, max_backoff=0.05)
+# A stalled answer never comes within the timeout (the server wakes its sleepers when it stops), and the
+# timeout leaves an answering local server seconds, so a busy machine does not turn a good file into a timeout.
+STALLED = 60.0
+TIMING_OUT = HttpOptions(attempts=2, timeout=2.0, backoff=0.01)
 TOKEN = "hf_TESTtokenDoNotLeak0123456789"
 LANDABLE = [KALOS_JOBS, SEREN_JOBS, BURSTGPT_1, HELIOS, GPU_UTIL, *NODE_CPU_PIECES, ODD_METRIC, IPMI]
 
@@ -276,9 +280,8 @@ def test_500_every_time_gives_up_after_the_attempts(settings: Settings, server: 
 
 
 def test_timeout_is_retried_then_a_clear_error(settings: Settings, server: MirrorServer) -> None:
-    server.delay(url_path(SEREN_JOBS), 2.0)
-    options = HttpOptions(attempts=2, timeout=0.2, backoff=0.01)
-    result = land(settings, [SEREN_JOBS, KALOS_JOBS], options=options)
+    server.delay(url_path(SEREN_JOBS), STALLED)
+    result = land(settings, [SEREN_JOBS, KALOS_JOBS], options=TIMING_OUT)
     error = one_error(result)
     assert error.mirror_path == SEREN_JOBS
     assert "failed after 2 attempts" in str(error) and "Timeout" in str(error)
@@ -287,8 +290,8 @@ def test_timeout_is_retried_then_a_clear_error(settings: Settings, server: Mirro
 
 
 def test_a_slow_first_answer_is_retried_and_lands(settings: Settings, server: MirrorServer) -> None:
-    server.delay(url_path(SEREN_JOBS), 2.0, times=1)
-    result = land(settings, [SEREN_JOBS], options=HttpOptions(attempts=2, timeout=0.2, backoff=0.01))
+    server.delay(url_path(SEREN_JOBS), STALLED, times=1)
+    result = land(settings, [SEREN_JOBS], options=TIMING_OUT)
     assert result.ok, result.errors
     assert len(server.requests_to(url_path(SEREN_JOBS), "GET")) == 2
 

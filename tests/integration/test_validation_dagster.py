@@ -92,8 +92,10 @@ def test_real_rows_through_dagster(warehouse: Settings) -> None:
     assert "| github/InternLM/AcmeTrace/data/job_trace/trace_kalos.csv | 2 |" in kalos["sample_rows"].value
     assert (kalos["loaded"].value, kalos["passed"].value, kalos["quarantined"].value) == (2, 2, 0)
     assert "| 2023-05 | 2 | 2 | 0 |" in kalos["reconciliation"].value
-    docs = Path(kalos["data_docs_index"].value.removeprefix("file://"))
-    assert docs == warehouse.docs_dir / "gx" / "index.html" and docs.exists()
+    assert kalos["data_docs_index"].value == f"{warehouse.docs_url}/docs/gx/index.html"  # the docs server
+    assert kalos["data_docs"].value.startswith(f"{warehouse.docs_url}/docs/gx/validations/acme__kalos_jobs/")
+    docs = warehouse.docs_dir / "gx" / "index.html"
+    assert docs.exists()
     index = docs.read_text(encoding="utf-8")
     assert "acme__kalos_jobs.rows" in index and "burstgpt__requests.rows" in index  # families side by side
     with duckdb.connect(str(warehouse.duckdb_path), read_only=True) as con:

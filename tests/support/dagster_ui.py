@@ -56,6 +56,7 @@ class DagsterUI:
     port: int
     log_path: Path
     process: subprocess.Popen[bytes]
+    docs_url: str  # the docs server `trace-warehouse dev` starts beside the UI
 
     def log_tail(self, lines: int = 40) -> str:
         return log_tail(self.log_path, lines)
@@ -187,12 +188,14 @@ def dagster_ui(
 ) -> Iterator[DagsterUI]:
     """``trace-warehouse dev`` on a free port for ``warehouse_dir``; yields once ``/server_info`` answers.
 
-    ``DAGSTER_HOME`` defaults to ``<warehouse_dir>/.dagster``; the process output goes to ``log_path``.
+    ``DAGSTER_HOME`` defaults to ``<warehouse_dir>/.dagster``; the process output goes to ``log_path``. The
+    docs server beside the UI gets a free port too (``DagsterUI.docs_url``).
     """
-    port = free_port()
+    port, docs_port = free_port(), free_port()
     url = f"http://127.0.0.1:{port}"
     full_env = {
         **os.environ,
+        "TRACE_DOCS_PORT": str(docs_port),
         "WAREHOUSE_DIR": str(warehouse_dir),
         "DAGSTER_HOME": str(dagster_home or warehouse_dir / ".dagster"),
         "PYTHONUNBUFFERED": "1",
@@ -209,7 +212,9 @@ def dagster_ui(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    ui = DagsterUI(url=url, port=port, log_path=log_path, process=proc)
+    ui = DagsterUI(
+        url=url, port=port, log_path=log_path, process=proc, docs_url=f"http://127.0.0.1:{docs_port}"
+    )
     try:
         deadline = time.monotonic() + startup_timeout
         while _server_info(url) is None:

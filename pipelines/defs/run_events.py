@@ -1,0 +1,159 @@
+"""The run of ``trace-warehouse run`` as a Dagster job whose logger feeds the progress display.
+
+:func:`run_job` builds what ``dg.materialize`` builds — the assets, their checks and the resources in one
+ephemeral asset job — and adds loggers: ``progress`` turns Dagster's records into the plain events of
+``pipelines/progress.py``; ``console`` (Dagster's own) prints every record — to the log file, or with
+``--verbose`` to the terminal.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import dagster as dg
+
+from pipelines.progress import (
+    AssetFinished,
+    BytesLanded,
+    CheckFinished,
+    ProgressEvent,
+    StepStarted,
+    Warned,
+    layer_of,
+)
+
+JOB_NAME = "__ephemeral_asset_job__"  # the name dg.materialize gives its job: runs look the same in the UI
+# The landing asset's progress lines (pipelines/sources/landing.py): "copied|downloaded PATH (N bytes)",
+# "downloading PATH: N of M bytes (p %)".
+_LANDED = re.compile(r"^(?:copied|downloaded) (?P<file>\S+) \((?P<bytes>\d+) bytes\)")
+_DOWNLOADING = re.compile(r"^downloading (?P<file>\S+): (?P<bytes>\d+)")
+
+Sink = Callable[[ProgressEvent], None]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What the job will run: its steps' assets and checks, and how many assets (checks) each layer has."""
+
+    step_assets: Mapping[str, tuple[str, ...]]
+    step_checks: Mapping[str, tuple[str, ...]]
+    totals: Mapping[str, int]
+
+
+def plan_of(job: dg.JobDefinition) -> RunPlan:
+    layer = job.asset_layer
+    step_assets: dict[str, tuple[str, ...]] = {}
+    step_checks: dict[str, tuple[str, ...]] = {}
+    totals: dict[str, int] = {}
+    for data in layer.data:
+        step = data.node_handle.name
+        step_assets[step] = tuple(sorted(k.to_user_string() for k in data.assets_def.keys))
+        step_checks[step] = tuple(sorted(k.to_user_string() for k in data.assets_def.check_keys))
+        for key in step_assets[step]:
+            totals[layer_of(key)] = totals.get(layer_of(key), 0) + 1
+    totals["checks"] = sum(len(keys) for keys in step_checks.values())
+    return RunPlan(step_assets, step_checks, totals)
+
+
+class _Translator(logging.Handler):
+    """Dagster log records → progress events, in the order they come."""
+
+    def __init__(self, plan: RunPlan, sink: Sink) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.plan = plan
+        self.sink = sink
+        self.finished: set[str] = set()  # asset and check keys already reported
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            meta = getattr(record, "dagster_meta", None) or {}
+            event = meta.get("dagster_event")
+            message = str(meta.get("orig_message") or record.getMessage())
+            for out in self._events(event, meta.get("step_key"), message, record.levelno):
+                self.sink(out)
+        except Exception:  # the display must never break the run
+            self.handleError(record)
+
+    def _events(self, event, step_key: str | None, message: str, level: int) -> Iterable[ProgressEvent]:
+        kind = event.event_type_value if event is not None else None
+        assets = self.plan.step_assets.get(step_key or "", ())
+        if kind == "STEP_START":
+            yield StepStarted(
+                _step_label(step_key or "?", assets), layer_of(assets[0]) if assets else "checks"
+            )
+        elif kind == "ASSET_MATERIALIZATION":
+            mat = event.event_specific_data.materialization
+            key = mat.asset_key.to_user_string()
+            rows = getattr(mat.metadata.get("rows"), "value", None)
+            self.finished.add(key)
+            yield AssetFinished(key, "ok", rows if isinstance(rows, int) else None)
+        elif kind == "ASSET_CHECK_EVALUATION":
+            evaluation = event.event_specific_data
+            check = evaluation.asset_check_key.to_user_string()
+            self.finished.add(check)
+            yield CheckFinished(check, bool(evaluation.passed))
+        elif kind in ("STEP_FAILURE", "STEP_SKIPPED"):  # what the step did not get to is done, not passed
+            status = "FAILED" if kind == "STEP_FAILURE" else "skipped"
+            error = root_message(event.event_specific_data.error) if kind == "STEP_FAILURE" else ""
+            for key in (k for k in assets if k not in self.finished):
+                self.finished.add(key)
+                yield AssetFinished(key, status, None, error)
+            for check in (c for c in self.plan.step_checks.get(step_key or "", ()) if c not in self.finished):
+                self.finished.add(check)
+                yield CheckFinished(check, False)
+        elif kind is None and (m := _LANDED.match(message) or _DOWNLOADING.match(message)):
+            yield BytesLanded(m["file"], int(m["bytes"]))
+        if level >= logging.WARNING and kind is None:
+            yield Warned(message)
+
+
+def _step_label(step_key: str, assets: tuple[str, ...]) -> str:
+    if len(assets) == 1:
+        return assets[0]
+    if assets:
+        return f"{step_key} ({len(assets)} assets)"
+    return f"checks: {step_key}"
+
+
+def root_message(err) -> str:  # err: SerializableErrorInfo | None
+    """The user's error, not Dagster's wrapper: the innermost cause, without its exception class prefix."""
+    while err is not None and err.cause is not None:
+        err = err.cause
+    text = (err.message if err else "failed").strip()
+    head, sep, rest = text.partition(": ")
+    return rest if sep and "." in head and " " not in head else text
+
+
+def progress_logger(plan: RunPlan, sink: Sink) -> dg.LoggerDefinition:
+    def _make(_context: dg.InitLoggerContext) -> logging.Logger:
+        logger = logging.Logger("trace_warehouse.progress", level=logging.DEBUG)
+        logger.addHandler(_Translator(plan, sink))
+        return logger
+
+    return dg.LoggerDefinition(_make, description="feeds the progress display of trace-warehouse run")
+
+
+def run_job(
+    assets: list[dg.AssetsDefinition], selection: dg.AssetSelection, resources: Mapping[str, object]
+) -> dg.JobDefinition:
+    """The ephemeral asset job ``dg.materialize(assets, selection=...)`` would run."""
+    defs = dg.Definitions(
+        jobs=[dg.define_asset_job(name=JOB_NAME, selection=selection)], assets=assets, resources=resources
+    )
+    return defs.resolve_job_def(JOB_NAME)
+
+
+def with_loggers(
+    job: dg.JobDefinition, plan: RunPlan, sink: Sink | None, log_level: str = "INFO"
+) -> tuple[dg.JobDefinition, dict[str, object]]:
+    """``job`` logging to Dagster's console logger (at ``log_level``) and, when ``sink`` is given, to the
+    progress display; with the run config that turns them on (Dagster starts only the loggers it names)."""
+    loggers: dict[str, dg.LoggerDefinition] = {"console": dg.colored_console_logger}
+    config: dict[str, object] = {"console": {"config": {"log_level": log_level}}}
+    if sink is not None:
+        loggers["progress"] = progress_logger(plan, sink)
+        config["progress"] = {}
+    return job.with_logger_defs(loggers), {"loggers": config}
