@@ -33,9 +33,7 @@ def write_bytes(target: Path, data: bytes) -> None:
         tmp.write_bytes(data)
 
 
-def write_text(target: Path, text: str) -> None:
-    write_bytes(target, text.encode("utf-8"))
-
-
 def write_json(target: Path, doc: Any, *, indent: int | None = None) -> None:
-    write_text(target, json.dumps(doc, indent=indent) + ("\n" if indent is not None else ""))
+    """``doc`` as JSON (indented documents end with a newline)."""
+    text = json.dumps(doc, indent=indent) + ("\n" if indent is not None else "")
+    write_bytes(target, text.encode("utf-8"))

@@ -78,8 +78,6 @@ class Landing:
 class TraceSource(ABC):
     """Where the upstream files of a warehouse come from."""
 
-    name: str
-
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
@@ -118,8 +116,6 @@ class TraceSource(ABC):
 
 
 class MirrorSource(TraceSource):
-    name = "mirror"
-
     @property
     def root(self) -> Path:
         assert self.settings.mirror_dir is not None  # load_settings guarantees it for mirror/sample
@@ -198,8 +194,6 @@ class MirrorSource(TraceSource):
 
 
 class SampleSource(MirrorSource):
-    name = "sample"
-
     def prepare(self, progress: Progress | None = None) -> None:
         """Generate the sample mirror unless its ``MANIFEST.json`` exists."""
         if (self.root / mm.MANIFEST_NAME).is_file():
@@ -212,8 +206,6 @@ class SampleSource(MirrorSource):
 
 
 class RemoteSource(TraceSource):
-    name = "remote"
-
     def client(self, options: HttpOptions) -> httpx.Client | None:
         from pipelines.sources.http_download import make_client
 
