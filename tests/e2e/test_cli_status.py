@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pipelines.sources.catalog import FAMILIES
-
+from pipelines.families.registry import FAMILIES
 from tests.e2e.cli import query, run_cli
 from tests.e2e.conftest import BuiltSample
 
