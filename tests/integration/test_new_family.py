@@ -17,6 +17,8 @@ from pipelines.lake.family_load import load_family
 from pipelines.settings import load_settings
 from pipelines.sources.landing import land_files
 from pipelines.validate.validation import validate_family
+from pipelines.warehouse.db import writer
+from pipelines.warehouse.views import refresh_views
 
 KEY = "acme__toy_jobs"
 SCHEMA = FileSchema(
@@ -62,9 +64,6 @@ def test_a_new_family_needs_only_its_registry_entry_and_suite(
     validation = validate_family(settings, KEY, publish_docs=False)
     assert validation.findings() == {"gpus_not_negative": 1}
     assert (validation.loaded, validation.passed, validation.quarantined) == (3, 2, 1)
-
-    from pipelines.warehouse.db import writer
-    from pipelines.warehouse.views import refresh_views
 
     with writer(settings) as con:
         refresh_views(con, settings, [KEY])
