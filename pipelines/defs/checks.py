@@ -2,7 +2,8 @@
 
 The check names are the rule names; the structural rule's check is blocking (an ERROR result stops
 downstream assets in the same run); cross-file rules declare the other raw assets as additional deps.
-Nothing is read at import or definition time: settings and data are read when a check executes. (No
+Nothing is read at import or definition time: a check gets the settings from the ``warehouse`` resource
+and reads the data when it executes. (No
 ``from __future__ import annotations`` here: Dagster inspects the ``context`` annotation at definition.)
 """
 

@@ -24,7 +24,7 @@ nux:
 def ensure_dagster_home(settings: Settings) -> str:
     """Create ``$DAGSTER_HOME`` with its dagster.yaml if missing (or written by an older version of this
     project; a dagster.yaml of the user's own is left alone); returns its path.
-    Child processes get it through ``settings.child_environment``."""
+    Child processes get it through ``pipelines.settings.child_environment``."""
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
