@@ -55,7 +55,9 @@ def _family_checks(fam: Family) -> dg.AssetChecksDefinition:
             refresh_views(con, settings, [fam.key])
         context.log.info(
             f"{fam.key}: {result.loaded:,} rows = {result.passed:,} passed + {result.quarantined:,} quarantined "
-            f"in {len(result.partitions)} partition(s), {result.seconds:.1f}s; Data Docs: {result.docs_index}"
+            f"in {len(result.partitions)} partition(s); {result.units_validated} unit(s) validated, "
+            f"{result.units_reused} unchanged since their stored results, {result.seconds:.1f}s; "
+            f"Data Docs: {result.docs_index}"
         )
         yield from check_results(settings, result, raw_key(fam.key))
 

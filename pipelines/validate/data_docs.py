@@ -1,8 +1,9 @@
 """Data Docs: a Great Expectations filesystem site at ``$WAREHOUSE_DIR/docs/gx/``.
 
-Validation runs batch by batch (one Parquet file, one partition, or the whole family); for the docs the
-batch results of one (family, frame) are summed into one GX validation result — counts add up, sample rows
-are the first ones found — so a family has one page per frame and run, not one per partition.
+Validation runs on what changed (the changed units, a changed partition, or the whole family); for the docs
+the results of one (family, frame) in a run are summed into one GX validation result — counts add up, with
+the stored counts of the units that did not change, sample rows are the first ones found — so a family has
+one page per frame and run, rendered once, and only for frames that were validated again.
 
 The results live in a file-backed GX context under ``$WAREHOUSE_DIR/docs/gx-context/`` whose site writes
 to ``docs/gx/``; every family's check adds its own results and rebuilds the index from all stored results,
@@ -13,6 +14,7 @@ serializes families validated in parallel processes.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock
 
 from expectations.rules import Rule
+from pipelines.lake.atomic import write_json
 from pipelines.settings import Settings
 
 if TYPE_CHECKING:
@@ -59,6 +62,11 @@ class _Merged:
     partial_index_list: list[Any] = field(default_factory=list)
     partial_counts: Counter[str] = field(default_factory=Counter)
     exception: dict[str, Any] | None = None
+
+    def add_counts(self, element_count: int, unexpected_count: int) -> None:
+        """A reused stored result: its counts only (its sample rows stay on the earlier page)."""
+        self.element_count += element_count
+        self.unexpected_count += unexpected_count
 
     def add(self, result: Any) -> None:
         r = dict(result.result or {})
@@ -118,12 +126,16 @@ class DocsCollector:
     rules: dict[str, list[Rule]] = field(default_factory=dict)
     batches: Counter[str] = field(default_factory=Counter)
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)  # page suite → suite version
 
     def page_name(self, frame: str) -> str:
         return f"{self.family}.{frame}"
 
-    def add(self, frame: str, rules: Sequence[Rule], result: ExpectationSuiteValidationResult) -> None:
+    def add(
+        self, frame: str, rules: Sequence[Rule], result: ExpectationSuiteValidationResult, version: str = ""
+    ) -> None:
         page = self.page_name(frame)
+        self.versions[page] = version
         merged = self.pages.setdefault(page, {})
         known = self.rules.setdefault(page, [])
         by_name = {r.name: r for r in rules}
@@ -135,6 +147,12 @@ class DocsCollector:
             merged[name].add(r)
         self.batches[page] += 1
         self.meta.setdefault(page, dict(result.meta or {}))
+
+    def add_counts(self, frame: str, rule: str, element_count: int, unexpected_count: int) -> None:
+        """Count a reused result of ``rule`` on the page of ``frame``, if that page is built this run."""
+        merged = self.pages.get(self.page_name(frame), {}).get(rule)
+        if merged is not None:
+            merged.add_counts(element_count, unexpected_count)
 
     def results(
         self, run_time: dt.datetime
@@ -178,10 +196,18 @@ class DocsCollector:
         return out
 
 
+_contexts: dict[Path, Any] = {}
+
+
 def _file_context(settings: Settings) -> Any:
+    """The file-backed GX context of the site (one per process and docs folder: creating it reads its
+    config and stores, a quarter of a second)."""
+    root = context_dir(settings)
+    cached = _contexts.get(root)
+    if cached is not None and (root / "gx" / "great_expectations.yml").exists():
+        return cached
     import great_expectations as gx
 
-    root = context_dir(settings)
     root.mkdir(parents=True, exist_ok=True)
     ctx = gx.get_context(mode="file", project_root_dir=str(root))
     site: dict[str, Any] = {
@@ -196,7 +222,13 @@ def _file_context(settings: Settings) -> Any:
         for name in sites:
             ctx.delete_data_docs_site(name)
         ctx.add_data_docs_site(SITE_NAME, site)  # type: ignore[arg-type]
+    _contexts[root] = ctx
     return ctx
+
+
+def _suite_versions(settings: Settings) -> dict[str, str]:
+    path = context_dir(settings) / "suite_versions.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def _prune(ctx: Any, settings: Settings, suite_name: str) -> None:
@@ -243,14 +275,20 @@ def publish(settings: Settings, collector: DocsCollector) -> Published:
     context_dir(settings).mkdir(parents=True, exist_ok=True)
     with lock:
         ctx = _file_context(settings)
+        versions = _suite_versions(settings)
         new_keys: list[Any] = []
         for page, rules, result in results:
-            ctx.suites.add_or_update(build_suite(page, rules))
             suite_id = ExpectationSuiteIdentifier(name=page)
+            version = collector.versions.get(page, "")
+            if versions.get(page) != version or not version:  # the suite page only when the suite changed
+                ctx.suites.add_or_update(build_suite(page, rules))
+                versions[page] = version
+                new_keys.append(suite_id)
             key = ValidationResultIdentifier(suite_id, result.meta["run_id"], collector.family)
             ctx.validation_results_store.store_validation_results(result, key, suite_id)
             _prune(ctx, settings, page)
-            new_keys += [key, suite_id]
+            new_keys.append(key)
+        write_json(context_dir(settings) / "suite_versions.json", versions, indent=1)
         ctx.build_data_docs(site_names=[SITE_NAME], resource_identifiers=new_keys)
         pages: dict[str, str] = {}
         for key in new_keys:

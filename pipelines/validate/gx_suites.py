@@ -1,34 +1,40 @@
-"""The Great Expectations side: suites built from the rules, and one validation of a pandas batch.
+"""The Great Expectations side: suites built from the rules, and validations run as SQL inside DuckDB.
 
-One ephemeral GX context per process (creating it is cheap; importing ``great_expectations`` costs seconds,
-so it happens on first use, never at import). Each (family, frame) has two suites: its quarantine rules run
-with ``result_format`` COMPLETE — every violating row's ``(_source_file, _row_number[, series])`` comes
-back — and every other rule with SUMMARY (counts and a few sample rows), so a flag that matches millions of
-rows does not build million-element lists.
+One ephemeral GX context per process (importing ``great_expectations`` costs seconds, so it happens on first
+use, never at import). A ``LakeSession`` is one family's validation: a small DuckDB catalog file holding
+only views over the raw lake's Parquet files (``read_parquet``, never a copy), registered with GX through
+``DuckDBDatasource`` (``gx_duckdb.py``); every frame batch is a view, validated as a GX table asset.
+
+Results use ``result_format`` SUMMARY with ``partial_unexpected_count`` 0 and ``return_unexpected_index_query``:
+GX computes every expectation's counts in SQL and returns, per expectation, its ``unexpected_index_query`` —
+the SELECT of the violating rows with their key and detail columns — without pulling rows into Python
+(COMPLETE would fetch every violating value: millions for a common flag at full scale). The validation then runs
+those queries where it needs rows: a few samples, the per-unit counts, and the quarantine, which DuckDB
+writes straight to Parquet (memory stays bounded however many rows violate a rule).
 """
 
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from expectations.rules import Rule
+from pipelines.lake.relation import ident
+from pipelines.settings import Settings
 
 if TYPE_CHECKING:
     from great_expectations.core import ExpectationSuite, ExpectationSuiteValidationResult
-    from great_expectations.core.batch_definition import BatchDefinition
     from great_expectations.data_context import AbstractDataContext
 
-DATASOURCE = "trace_warehouse_lake"
 SAMPLE_ROWS = 5
+VALIDATION_DUCKDB_MEMORY = "1GB"
 
 _lock = threading.Lock()
 _context: AbstractDataContext | None = None
-_suites: dict[str, ExpectationSuite] = {}
-_batch_definitions: dict[str, BatchDefinition] = {}
+_suites: dict[tuple[str, str], ExpectationSuite] = {}
 
 
 def context() -> AbstractDataContext:
@@ -39,9 +45,10 @@ def context() -> AbstractDataContext:
             import great_expectations as gx
             from great_expectations.data_context.types.base import ProgressBarsConfig
 
+            import pipelines.validate.gx_duckdb  # noqa: F401  (registers the "duckdb" datasource type)
+
             ctx = gx.get_context(mode="ephemeral")
             ctx.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
-            ctx.data_sources.add_pandas(DATASOURCE)
             _context = ctx
         return _context
 
@@ -71,90 +78,97 @@ def build_suite(name: str, rules: Sequence[Rule]) -> ExpectationSuite:
     return gx_suite
 
 
-def suite(name: str, rules: Sequence[Rule]) -> ExpectationSuite:
-    """The process's cached suite ``name`` (built on first use)."""
+def suite(name: str, version: str, rules: Sequence[Rule]) -> ExpectationSuite:
+    """The process's cached suite ``name`` at ``version`` (built on first use)."""
     context()
     with _lock:
-        cached = _suites.get(name)
+        cached = _suites.get((name, version))
         if cached is None:
-            cached = _suites[name] = build_suite(name, rules)
+            cached = _suites[(name, version)] = build_suite(name, rules)
         return cached
 
 
-def _batch_definition(asset_name: str) -> BatchDefinition:
-    ctx = context()
-    with _lock:
-        found = _batch_definitions.get(asset_name)
-        if found is None:
-            source = ctx.data_sources.get(DATASOURCE)
-            asset = source.add_dataframe_asset(asset_name)  # type: ignore[union-attr]
-            found = asset.add_batch_definition_whole_dataframe("batch")
-            _batch_definitions[asset_name] = found
-        return found
+def unexpected_rows_query(result: Any) -> str | None:
+    """GX's SELECT of one expectation's violating rows (index columns first), without its semicolon."""
+    query = (result.result or {}).get("unexpected_index_query")
+    return str(query).strip().rstrip(";") if query else None
 
 
-def validate(
-    frame: pd.DataFrame,
-    suite_name: str,
-    rules: Sequence[Rule],
-    index: Sequence[str],
-    *,
-    complete: bool,
-) -> ExpectationSuiteValidationResult:
-    """Validate one pandas batch against the rules' expectations.
+class LakeSession:
+    """One family's validation: GX's DuckDB datasource over a catalog of views (see the module docstring)."""
 
-    ``complete``: every violating row's index columns are returned (``unexpected_index_list``); otherwise
-    counts and ``SAMPLE_ROWS`` sample rows only (``partial_unexpected_index_list``, same shape).
-    """
-    gx_suite = suite(suite_name, rules)
-    batch = _batch_definition(suite_name).get_batch(batch_parameters={"dataframe": frame})
-    result_format: dict[str, Any] = {
-        "result_format": "COMPLETE" if complete else "SUMMARY",
-        "partial_unexpected_count": SAMPLE_ROWS,
-    }
-    if complete:
-        result_format["unexpected_index_column_names"] = list(index)
-    try:
-        result = batch.validate(gx_suite, result_format=result_format)
-    finally:
-        _forget(batch)
-    if not complete:
-        _name_sample_rows(result, frame, index)
-    return result
+    def __init__(self, settings: Settings, family: str) -> None:
+        ctx = context()
+        tmp = settings.warehouse_dir / ".tmp"
+        tmp.mkdir(parents=True, exist_ok=True)
+        token = uuid.uuid4().hex[:12]
+        self.path: Path = tmp / f"gx-{family}-{token}.duckdb"
+        self.name = f"lake_{family}_{token}"
+        with _lock:
+            source = ctx.data_sources.add_duckdb(  # type: ignore[attr-defined]
+                self.name, connection_string=f"duckdb:///{self.path}"
+            )
+        self.source = source
+        self.engine = source.get_execution_engine().engine
+        # Global settings of this (in-process) database, shared by GX's connections and ours.
+        self.execute(
+            f"set global memory_limit = '{VALIDATION_DUCKDB_MEMORY}'; "
+            f"set global temp_directory = '{tmp / ('spill-' + token)}'; set global TimeZone = 'UTC'; "
+            "set global parquet_metadata_cache = true"
+        )
+        self._batches: dict[str, Any] = {}
 
+    def execute(self, sql: str) -> None:
+        with self.engine.begin() as con:
+            for statement in (s for s in sql.split(";") if s.strip()):
+                con.exec_driver_sql(statement)
 
-def _forget(batch: Any) -> None:
-    """Drop GX's references to a validated batch: its execution engine keeps every batch's DataFrame by id
-    (and the Batch) for the life of the process (measured: +240 MiB after one BurstGPT validation at scale
-    0.5, growing with every family in a Dagster run)."""
-    engine = context().data_sources.get(DATASOURCE).get_execution_engine()  # type: ignore[union-attr]
-    engine.batch_manager.batch_data_cache.pop(batch.id, None)
-    engine.batch_manager.reset_batch_cache()
+    def rows(self, sql: str) -> list[dict[str, Any]]:
+        with self.engine.connect() as con:
+            return [dict(r) for r in con.exec_driver_sql(sql).mappings().fetchall()]
 
+    def columns(self, relation: str) -> dict[str, str]:
+        """Column name → DuckDB type of a relation (reads Parquet metadata only)."""
+        return {r["column_name"]: r["column_type"] for r in self.rows(f"describe select * from {relation}")}
 
-def _name_sample_rows(
-    result: ExpectationSuiteValidationResult, frame: pd.DataFrame, index: Sequence[str]
-) -> None:
-    """Turn SUMMARY's sample row labels into ``{index column: value}`` like COMPLETE's.
+    def view(self, name: str, sql: str) -> str:
+        """Create (or replace) view ``name`` as ``sql``; returns the name."""
+        self.execute(f"create or replace view {ident(name)} as {sql}")
+        return name
 
-    GX fills ``unexpected_index_column_names`` one cell at a time (``DataFrame.at``) for *every* violating row,
-    even when only a few samples are returned: minutes for a flag that matches millions of utilization
-    values. Without it GX returns the frame's row labels, and the few samples are looked up here.
-    """
-    cols = list(index)
-    for r in result.results:
-        stats = r.result or {}
-        labels = stats.get("partial_unexpected_index_list")
-        if not labels or isinstance(labels[0], dict):
-            continue
-        rows = frame.loc[list(labels), cols]
-        stats["partial_unexpected_index_list"] = [
-            {c: _plain(v) for c, v in zip(cols, values, strict=True)}
-            for values in rows.itertuples(index=False)
-        ]
-        stats["unexpected_index_column_names"] = cols
+    def validate(
+        self,
+        view: str,
+        suite_name: str,
+        version: str,
+        rules: Sequence[Rule],
+        index: Sequence[str],
+    ) -> ExpectationSuiteValidationResult:
+        """Validate the rows of ``view`` against the rules' expectations (see the module docstring for what
+        comes back). ``index``: the columns each violating row is reported with."""
+        batch_definition = self._batches.get(view)
+        if batch_definition is None:
+            asset = self.source.add_table_asset(view, table_name=view)
+            batch_definition = self._batches[view] = asset.add_batch_definition_whole_table("all")
+        result_format = {
+            "result_format": "SUMMARY",
+            "partial_unexpected_count": 0,
+            "unexpected_index_column_names": list(index),
+            "return_unexpected_index_query": True,
+        }
+        batch = batch_definition.get_batch()
+        return batch.validate(suite(suite_name, version, rules), result_format=result_format)
 
+    def close(self) -> None:
+        ctx = context()
+        with _lock:
+            ctx.data_sources.delete(self.name)
+        self.engine.dispose()
+        for suffix in ("", ".wal"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
-def _plain(value: Any) -> Any:
-    """numpy scalars as Python values (JSON-serializable in the stored results)."""
-    return value.item() if hasattr(value, "item") else value
+    def __enter__(self) -> LakeSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

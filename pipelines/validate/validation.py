@@ -1,317 +1,422 @@
-"""Validate one file family: run its suite over the raw lake, write its quarantine, sum up the findings.
+"""Validate one file family: its suite as SQL inside DuckDB, only where something changed.
 
-Order: the structural rule first (one row per Parquet file and expected column; if it fails nothing else
-runs — the check blocks downstream). Then the ``rows`` frame in batches of one source file over consecutive
-partitions, at most ``BATCH_ROWS`` rows (or one file-partition) each, so memory stays bounded: quarantine
-rules return every violating row, the other rules counts and a few samples; each partition's quarantine
-file is then replaced and its reconciliation recorded (``loaded = passed + quarantined``). Then the
-partition-scope custom frames, one partition at a time; last, the family-wide frames (repeated ids, time
-order within a file, cross-file comparisons), which read only the columns they need.
+Order: the structural rule first, on the schema of every changed unit (one source file's rows in one
+partition, ``units.py``); if any unit fails it nothing else runs (the check blocks downstream). Then the
+``rows`` frame over every changed unit at once: one GX validation, whose per-expectation queries give the
+per-unit counts, samples and quarantine rows (``gx_suites.py``); each changed unit's quarantine file is
+replaced. Then partition-scope custom frames, one changed partition at a time, and the family-scope frames
+(repeated ids, time order within a file, cross-file comparisons) when anything they read changed.
+
+Every result is stored (``results_store.py``) under a key of the suite version and the content hashes it
+read; a unit, partition or family frame whose key is unchanged is not validated again and its stored counts
+count in the checks and in the Data Docs.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import time
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-import duckdb
-import pandas as pd
-import pyarrow.parquet as pq
 
 from expectations import suite_for
 from expectations.rules import FAMILY_FRAME, ROWS_FRAME, SCHEMA_FRAME, Rule, Suite
 from pipelines.lake import quarantine
+from pipelines.lake.relation import PARTITION_COLUMN, ident
 from pipelines.settings import Settings
-from pipelines.validate import gx_suites
+from pipelines.validate import results_store
 from pipelines.validate.data_docs import DocsCollector, publish
+from pipelines.validate.findings import Findings, details_sql, text
 from pipelines.validate.frames import (
     FrameError,
     Sources,
-    connect,
     family_relation,
-    fetch,
     files_relation,
     frame_sql,
-    partition_files,
-    schema_frame,
+    schema_sql,
 )
+from pipelines.validate.gx_suites import SAMPLE_ROWS, LakeSession, unexpected_rows_query
 from pipelines.validate.outcomes import FamilyValidation, PartitionCount, RuleOutcome
+from pipelines.validate.quarantine_rows import write_units
+from pipelines.validate.results_store import FamilyResults, Record, RuleCounts
+from pipelines.validate.units import Unit, family_units, inputs_key
+from pipelines.validate.versions import frame_version, unit_version
 
 Log = Callable[[str], None]
 _log = logging.getLogger(__name__)
-# Low-cardinality text columns held as pandas categoricals (besides the frame's key columns).
-_CATEGORICAL = ("metric", "cluster", "time_utc_offset")
-PARTITION_COLUMN = "_partition"
-# Rows per batch of the rows frame: a batch is one source file's Parquet files of consecutive partitions
-# (GX has a fixed cost of tens of milliseconds per validation, too much for thousands of small partitions).
-BATCH_ROWS = 2_000_000
-
-
-def file_batches(parts: dict[str, list[Path]], max_rows: int = BATCH_ROWS) -> list[list[tuple[str, Path]]]:
-    """Group the lake's Parquet files into batches of one source file (a file name in every partition
-    folder) and consecutive partitions, up to ``max_rows`` rows each (a larger file is a batch alone)."""
-    by_stem: dict[str, list[tuple[str, Path, int]]] = {}
-    for key, files in parts.items():
-        for path in files:
-            by_stem.setdefault(path.name, []).append((key, path, pq.ParquetFile(path).metadata.num_rows))
-    batches: list[list[tuple[str, Path]]] = []
-    for stem in sorted(by_stem):
-        current: list[tuple[str, Path]] = []
-        rows = 0
-        for key, path, n in by_stem[stem]:
-            if current and rows + n > max_rows:
-                batches.append(current)
-                current, rows = [], 0
-            current.append((key, path))
-            rows += n
-        if current:
-            batches.append(current)
-    return batches
-
-
-@dataclass(frozen=True)
-class Batch:
-    frame: str
-    label: str  # for messages: "file trace_seren.parquet, partition(s) 2023-02…2023-08"
-    partition: str | None = None
-    source_file: str | None = None  # set when the batch holds one source file's rows
-
-
-def _text(value: Any) -> str:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return "null"
-    if isinstance(value, float) and math.isnan(value):
-        return "null"
-    return str(value)
-
-
-def _key_text(value: Any) -> str:
-    """A key value as text, the same whether GX handed it back as text or as a number."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return _text(value)
-
-
-def detail_rows(
-    df: pd.DataFrame, keys: Sequence[dict[str, Any]], rule: Rule, index: Sequence[str]
-) -> pd.DataFrame:
-    """The frame rows GX reported (by their index columns), as key columns plus ``details`` text."""
-    cols = list(index)
-    if not keys:
-        return pd.DataFrame(columns=[*cols, "details"])
-    wanted = {tuple(_key_text(k.get(c)) for c in cols) for k in keys}
-    subset = df
-    if "_row_number" in cols:
-        numbers = {int(float(k["_row_number"])) for k in keys if k.get("_row_number") is not None}
-        subset = df[df["_row_number"].isin(numbers)]
-    tuples = [tuple(_key_text(v) for v in row) for row in subset[cols].itertuples(index=False, name=None)]
-    subset = subset[[t in wanted for t in tuples]]
-    shown = [c for c in rule.detail_columns if c in subset.columns and c not in cols]
-    out = pd.DataFrame({c: [_text(v) for v in subset[c]] for c in cols})
-    if "_row_number" in cols:
-        out["_row_number"] = subset["_row_number"].astype("int64").to_numpy()
-    values = [[f"{c}={_text(v)}" for v in subset[c]] for c in shown]
-    out["details"] = [" ".join(parts) for parts in zip(*values, strict=True)] if values else ""
-    return out.sort_values(cols, kind="stable").reset_index(drop=True)
+SCHEMA_INDEX = ("unit", "file", "column")
 
 
 class _Run:
     """The state of one family's validation."""
 
-    def __init__(self, settings: Settings, suite: Suite, con: duckdb.DuckDBPyConnection, log: Log) -> None:
+    def __init__(
+        self, settings: Settings, suite: Suite, session: LakeSession, stored: FamilyResults, log: Log
+    ) -> None:
         self.settings = settings
         self.suite = suite
-        self.con = con
+        self.session = session
+        self.stored = stored
         self.log = log
-        self.outcomes = {r.name: RuleOutcome(r) for r in suite.all_rules}
         self.docs = DocsCollector(suite.family)
+        self.errors: dict[str, list[str]] = {}
+        self.evaluated: list[str] = []  # what was validated this run: unit ids and frame records
 
-    def fetch(self, sql: str, frame: str, index: Sequence[str], batch_label: str) -> pd.DataFrame:
-        try:
-            return fetch(self.con, sql, categorical=[*index, *_CATEGORICAL])
-        except duckdb.Error as exc:
-            raise FrameError(f"{self.suite.family}: frame {frame}, {batch_label}: {exc}") from exc
-
-    def run_batch(
-        self, df: pd.DataFrame, rules: Sequence[Rule], index: Sequence[str], batch: Batch
-    ) -> pd.DataFrame:
-        """Validate one batch; returns its quarantine rows (key columns, rule, details)."""
-        quarantined: list[pd.DataFrame] = []
-        groups = (
-            ("quarantine", [r for r in rules if r.kind == "quarantine"]),
-            ("checks", [r for r in rules if r.kind != "quarantine"]),
-        )
-        for group_name, group in groups:
-            if not group:
-                continue
-            complete = group_name == "quarantine"
-            name = f"{self.suite.family}.{batch.frame}.{group_name}"
-            result = gx_suites.validate(df, name, group, index, complete=complete)
-            self.docs.add(batch.frame, group, result)
-            by_name = {r.name: r for r in group}
-            for r in result.results:
-                rule = by_name[str(r.expectation_config.meta["rule"])]
-                rows = self._record(rule, r, df, index, batch, complete)
-                if complete and len(rows):
-                    quarantined.append(rows.assign(rule=rule.name))
-        if not quarantined:
-            return pd.DataFrame()
-        return pd.concat(quarantined, ignore_index=True)
-
-    def _record(
-        self, rule: Rule, r: Any, df: pd.DataFrame, index: Sequence[str], batch: Batch, complete: bool
-    ) -> pd.DataFrame:
-        out = self.outcomes[rule.name]
-        info = r.exception_info or {}
-        if info.get("raised_exception"):
-            out.errors.append(f"{batch.label}: {info.get('exception_message')}")
-            return pd.DataFrame()
-        stats = dict(r.result or {})
-        found = int(stats.get("unexpected_count") or 0)
-        out.count += found
-        out.evaluated += int(stats.get("element_count") or 0)
-        out.batches += 1
-        if rule.breakdown and rule.breakdown in df.columns:
-            counts = (
-                df[rule.breakdown].astype(object).where(df[rule.breakdown].notna(), "(null)").value_counts()
+    # -- one GX validation and what its results say -------------------------------------------------
+    def _validate(
+        self, view: str, frame: str, rules: Sequence[Rule], index: Sequence[str], label: str
+    ) -> list[Findings]:
+        columns = self.session.columns(view)
+        shown = [c for r in rules for c in r.detail_columns if c in columns]
+        reported = list(dict.fromkeys([*index, *shown]))
+        name = f"{self.suite.family}.{frame}"
+        version = frame_version(self.suite, frame)
+        result = self.session.validate(view, name, version, rules, reported)
+        self.docs.add(frame, rules, result, version)
+        by_name = {r.name: r for r in rules}
+        out = []
+        for r in result.results:
+            rule = by_name[str(r.expectation_config.meta["rule"])]
+            info = r.exception_info or {}
+            stats = dict(r.result or {})
+            found = Findings(
+                rule, int(stats.get("unexpected_count") or 0), int(stats.get("element_count") or 0), None
             )
-            out.breakdown.update({str(k): int(v) for k, v in counts.items()})
-        if not found:
-            return pd.DataFrame()
-        if batch.partition is not None:
-            out.partitions.add(batch.partition)
-        if batch.source_file is not None:
-            out.by_file[batch.source_file] += found
-        keys = stats.get("unexpected_index_list") if complete else stats.get("partial_unexpected_index_list")
-        rows = detail_rows(df, list(keys or []), rule, index)
-        if complete and PARTITION_COLUMN in rows.columns:
-            out.partitions.update(rows[PARTITION_COLUMN])
-        room = gx_suites.SAMPLE_ROWS - len(out.samples)
-        if room > 0:
-            out.samples += [
-                {k: _text(v) for k, v in row.items()} for row in rows.head(room).to_dict("records")
-            ]
-        return rows
+            if info.get("raised_exception"):
+                found.error = f"{label}: {info.get('exception_message')}"
+                self.errors.setdefault(rule.name, []).append(found.error)
+            elif found.count:
+                found.query = unexpected_rows_query(r)
+                if found.query is None:
+                    found.error = f"{label}: GX returned no query for the violating rows"
+                    self.errors.setdefault(rule.name, []).append(found.error)
+                else:
+                    found.samples = self._samples(found.query, rule, index)
+            out.append(found)
+        return out
 
-    # -- the three stages -------------------------------------------------------------------------
-    def structural(self, files: Sequence[Path]) -> None:
-        df = schema_frame(self.con, self.settings, files, dict(self.suite.columns))
-        rules = self.suite.rules_on(SCHEMA_FRAME)
-        self.run_batch(df, rules, ("file", "column"), Batch(SCHEMA_FRAME, "schema of every Parquet file"))
-
-    def rows_frames(self, parts: dict[str, list[Path]]) -> list[PartitionCount]:
-        """The ``rows`` frame, batch by batch; then each partition's quarantine file and reconciliation."""
-        family = self.suite.family
-        index = (*self.suite.row_index, PARTITION_COLUMN)
-        rules = self.suite.rules_on(ROWS_FRAME)
-        loaded: Counter[str] = Counter()
-        found: list[pd.DataFrame] = []
-        for chunk in file_batches(parts):
-            keys = [key for key, _ in chunk]
-            label = f"file {chunk[0][1].name}, partition(s) {keys[0]}" + (
-                f"…{keys[-1]}" if len(keys) > 1 else ""
-            )
-            src = Sources(self.con, self.settings, files_relation([path for _, path in chunk], hive=True))
-            sql = frame_sql(self.suite, ROWS_FRAME, rules, src, index=index)
-            assert sql is not None
-            df = self.fetch(sql, ROWS_FRAME, index, label)
-            loaded.update({str(k): int(v) for k, v in df[PARTITION_COLUMN].value_counts().items()})
-            if len(df) and rules:
-                batch = Batch(ROWS_FRAME, label, None, str(df["_source_file"].iloc[0]))
-                found.append(self.run_batch(df, rules, index, batch))
-        rows = (
-            pd.concat([f for f in found if len(f)], ignore_index=True) if any(len(f) for f in found) else None
+    def _samples(self, query: str, rule: Rule, index: Sequence[str]) -> list[dict[str, str]]:
+        columns = set(self.session.columns(f"({query})"))
+        shown = [c for c in rule.detail_columns if c in columns and c not in index]
+        keys = ", ".join(ident(c) for c in index)
+        rows = self.session.rows(
+            f"select {keys}, {details_sql(shown)} as details from ({query}) order by {keys} limit {SAMPLE_ROWS}"
         )
-        counts = []
-        for key in parts:
-            mine = rows[rows[PARTITION_COLUMN] == key] if rows is not None else pd.DataFrame()
-            quarantined = quarantine.write_partition(self.settings, family, key, mine)
-            counts.append(PartitionCount(key, loaded[key], quarantined))
-            if quarantined:
-                self.log(f"{family}: partition {key}: {quarantined:,} of {loaded[key]:,} rows quarantined")
-        return counts
+        return [{k: text(v) for k, v in row.items()} for row in rows]
 
-    def partition_frames(self, parts: dict[str, list[Path]]) -> None:
-        """Custom frames of partition scope (e.g. FB_USED beside FB_FREE), one partition at a time."""
-        for frame in (f for f in self.suite.frames if f.scope == "partition"):
-            rules = self.suite.rules_on(frame.name)
-            if not rules:
-                continue
-            for key, files in parts.items():
-                src = Sources(self.con, self.settings, files_relation(files))
-                sql = frame_sql(self.suite, frame.name, rules, src)
-                if sql is None:
-                    continue
-                label = f"partition {key}"
-                df = self.fetch(sql, frame.name, frame.index, label)
-                self.run_batch(df, rules, frame.index, Batch(frame.name, label, key))
-
-    def family_frames(self) -> None:
-        relation = family_relation(self.settings, self.suite.family)
-        if relation is None:
+    def _split(self, found: Findings, by: Sequence[str]) -> None:
+        """Per-key counts of a rule's violating rows (``by``: the columns naming a unit or partition)."""
+        if not found.count or found.query is None:
             return
-        frames = [(FAMILY_FRAME, self.suite.row_index)] + [
-            (f.name, f.index) for f in self.suite.frames if f.scope == "family"
-        ]
-        for name, index in frames:
-            rules = self.suite.rules_on(name)
-            if not rules:
-                continue
-            src = Sources(self.con, self.settings, relation)
-            sql = frame_sql(self.suite, name, rules, src)
-            if sql is None:
-                custom = self.suite.frame(name)
-                deps = ", ".join(custom.deps) if custom else ""
-                for rule in rules:
-                    self.outcomes[rule.name].note = f"nothing to compare: no rows loaded in {deps}"
-                continue
-            df = self.fetch(sql, name, index, "whole family")
-            self.run_batch(df, rules, index, Batch(name, "whole family"))
+        cols = ", ".join(ident(c) for c in by)
+        rows = self.session.rows(f"select {cols}, count(*) as n from ({found.query}) group by all")
+        found.per_key = {tuple(str(r[c]) for c in by): int(r["n"]) for r in rows}
+
+    def _view(self, frame: str, sql: str, label: str) -> str:
+        try:
+            return self.session.view(f"frame_{frame}", sql)
+        except Exception as exc:  # a binding error names the family, the frame and the batch
+            reason = getattr(exc, "orig", None) or exc  # DuckDB's message, not SQLAlchemy's copy of the SQL
+            raise FrameError(f"{self.suite.family}: frame {frame}, {label}: {reason}") from exc
+
+    # -- units: the schema and rows frames ----------------------------------------------------------
+    def structural(self, units: Sequence[Unit]) -> dict[str, Record]:
+        """The structural rule on the changed units; returns a record per unit (its structural counts)."""
+        rule = self.suite.structural_rule
+        sql = schema_sql(units, dict(self.suite.columns), self.settings.lake_dir)
+        view = self._view(SCHEMA_FRAME, sql, "schema of the changed files")
+        (found,) = self._validate(view, SCHEMA_FRAME, [rule], SCHEMA_INDEX, "schema of the changed files")
+        self._split(found, ("unit",))
+        per_unit = len(self.suite.columns)
+        records = {}
+        for unit in units:
+            count = found.per_key.get((unit.id,), 0)
+            samples = [s for s in found.samples if s.get("unit") == unit.id]
+            records[unit.id] = Record("", {rule.name: RuleCounts(count, per_unit, samples)})
+        return records
+
+    def rows(self, units: Sequence[Unit], records: dict[str, Record]) -> None:
+        """The ``rows`` frame over the changed units at once; fills their records and quarantine files."""
+        rules = self.suite.rules_on(ROWS_FRAME)
+        index = (*self.suite.row_index, PARTITION_COLUMN)
+        src = Sources(self.session, self.settings, files_relation([u.path for u in units], hive=True))
+        view = self.session.view(
+            "frame_rows", frame_sql(self.suite, ROWS_FRAME, rules, src, index=index) or ""
+        )
+        label = f"{len(units)} changed unit(s) of {self.suite.family}"
+        findings = self._validate(view, ROWS_FRAME, rules, index, label) if rules else []
+        by = ("_source_file", PARTITION_COLUMN)
+        rows_of = self._unit_rows(view, units, findings)
+        for found in findings:
+            if len(units) > 1:
+                self._split(found, by)
+            elif found.count:
+                found.per_key = {(units[0].source_file, units[0].partition): found.count}
+        breakdowns = {r.name: self._breakdown(view, r) for r in rules if r.breakdown}
+        quarantining = [f for f in findings if f.rule.kind == "quarantine"]
+        quarantined = write_units(self.settings, self.suite.family, self.session, units, quarantining)
+        for unit in units:
+            key = (unit.source_file, unit.partition)
+            record = records[unit.id]
+            for found in findings:
+                mine = [s for s in found.samples if (s.get("_source_file"), s.get(PARTITION_COLUMN)) == key]
+                counts = RuleCounts(found.per_key.get(key, 0), rows_of[key], mine)
+                counts.breakdown = breakdowns.get(found.rule.name, {}).get(key, {})
+                record.rules[found.rule.name] = counts
+            record.quarantined = quarantined.get(key, 0)
+            if quarantined.get(key):
+                self.log(
+                    f"{self.suite.family}: {unit.id}: {quarantined[key]:,} of {rows_of[key]:,} rows quarantined"
+                )
+
+    def _unit_rows(
+        self, view: str, units: Sequence[Unit], findings: Sequence[Findings]
+    ) -> dict[tuple[str, str], int]:
+        """Rows per unit: the lake's recorded counts, checked against GX's element count (counted again
+        in the frame when they disagree)."""
+        recorded = {(u.source_file, u.partition): u.rows for u in units}
+        total = next((f.evaluated for f in findings if f.error is None), None)
+        if total is None or total == sum(recorded.values()):
+            return recorded
+        rows = self.session.rows(
+            f"select _source_file, {PARTITION_COLUMN}, count(*) as n from {view} group by all"
+        )
+        counted = {(str(r["_source_file"]), str(r[PARTITION_COLUMN])): int(r["n"]) for r in rows}
+        return {key: counted.get(key, 0) for key in recorded}
+
+    def _breakdown(self, view: str, rule: Rule) -> dict[tuple[str, str], dict[str, int]]:
+        col = ident(str(rule.breakdown))
+        rows = self.session.rows(
+            f"select _source_file, {PARTITION_COLUMN}, coalesce(cast({col} as varchar), '(null)') as v, "
+            f"count(*) as n from {view} group by all"
+        )
+        out: dict[tuple[str, str], dict[str, int]] = {}
+        for r in rows:
+            out.setdefault((str(r["_source_file"]), str(r[PARTITION_COLUMN])), {})[str(r["v"])] = int(r["n"])
+        return out
+
+    # -- custom and family-wide frames --------------------------------------------------------------
+    def frame_record(
+        self, name: str, key: str, sql: str | None, index: Sequence[str], note: str, label: str
+    ) -> Record:
+        """Validate one custom or family frame (``sql`` None: nothing to compare, with ``note`` why)."""
+        rules = self.suite.rules_on(name)
+        if sql is None:
+            return Record(key, {r.name: RuleCounts() for r in rules}, note=note)
+        view = self._view(name, sql, label)
+        findings = self._validate(view, name, rules, index, label)
+        record = Record(key)
+        for found in findings:
+            record.rules[found.rule.name] = RuleCounts(found.count, found.evaluated, found.samples)
+        return record
+
+    def frames(self, batches: Sequence[FrameBatch]) -> None:
+        """Validate custom and family frames whose inputs changed; a record replaces the stored one unless
+        one of its rules raised (then it is validated again next run)."""
+        for batch in batches:
+            rules = self.suite.rules_on(batch.frame)
+            custom = self.suite.frame(batch.frame)
+            index = custom.index if custom else self.suite.row_index
+            if batch.members:
+                relation: str | None = files_relation([u.path for u in batch.members])
+            else:
+                relation = family_relation(self.settings, self.suite.family)
+            src = Sources(self.session, self.settings, relation or "")
+            sql = frame_sql(self.suite, batch.frame, rules, src)
+            deps = ", ".join(custom.deps) if custom else ""
+            note = f"nothing to compare: no rows loaded in {deps}"
+            record = self.frame_record(batch.frame, batch.key, sql, index, note, batch.label)
+            self.evaluated.append(batch.record_id)
+            if any(name in self.errors for name in record.rules):
+                self.stored.frames.pop(batch.record_id, None)
+            else:
+                self.stored.frames[batch.record_id] = record
+
+
+@dataclass(frozen=True)
+class FrameBatch:
+    """One validation of a custom or family frame: a partition of a partition-scope frame, or the family."""
+
+    record_id: str  # "<frame>" or "<frame>/<partition>"
+    frame: str
+    key: str  # units.inputs_key of what it reads
+    members: tuple[Unit, ...]  # partition scope: the partition's units; family scope: () (every file)
+    label: str
+
+
+def frame_batches(settings: Settings, suite: Suite, units: Sequence[Unit]) -> list[FrameBatch]:
+    """Every custom and family frame batch of the family as it is now (stored or not)."""
+    out = []
+    by_partition: dict[str, list[Unit]] = {}
+    for unit in units:
+        by_partition.setdefault(unit.partition, []).append(unit)
+    for frame in suite.frames:
+        if frame.scope != "partition" or not suite.rules_on(frame.name):
+            continue
+        version = frame_version(suite, frame.name)
+        for partition, members in sorted(by_partition.items()):
+            key = inputs_key(version, members)
+            out.append(
+                FrameBatch(
+                    f"{frame.name}/{partition}", frame.name, key, tuple(members), f"partition {partition}"
+                )
+            )
+    family_wide = [(FAMILY_FRAME, ())] + [(f.name, f.deps) for f in suite.frames if f.scope == "family"]
+    for name, deps in family_wide:
+        if units and suite.rules_on(name):
+            read = [*units, *(u for dep in deps for u in family_units(settings, dep))]
+            out.append(
+                FrameBatch(name, name, inputs_key(frame_version(suite, name), read), (), "whole family")
+            )
+    return out
+
+
+def _reusable(record: Record | None, key: str) -> bool:
+    return record is not None and record.key == key
+
+
+def _fails_structure(suite: Suite, record: Record | None) -> bool:
+    counts = record.rules.get(suite.structural_rule.name) if record else None
+    return bool(counts and counts.count)
+
+
+def _outcomes(
+    suite: Suite, stored: FamilyResults, units: Sequence[Unit], errors: dict[str, list[str]]
+) -> dict[str, RuleOutcome]:
+    """Every rule's outcome, summed over the stored records of the current units and frames."""
+    outcomes = {r.name: RuleOutcome(r) for r in suite.all_rules}
+
+    def add(name: str, counts: RuleCounts, partition: str | None, source_file: str | None) -> None:
+        out = outcomes[name]
+        out.count += counts.count
+        out.evaluated += counts.evaluated
+        out.batches += 1
+        if counts.count and partition is not None:
+            out.partitions.add(partition)
+        if counts.count and source_file is not None:
+            out.by_file[source_file] += counts.count
+        out.breakdown.update(counts.breakdown)
+        out.samples += counts.samples[: SAMPLE_ROWS - len(out.samples)]
+
+    for unit in units:
+        record = stored.units.get(unit.id)
+        for name, counts in (record.rules if record else {}).items():
+            if name in outcomes:
+                add(name, counts, unit.partition, unit.source_file)
+    for record_id, record in stored.frames.items():
+        partition = record_id.split("/", 1)[1] if "/" in record_id else None
+        for name, counts in record.rules.items():
+            if name in outcomes:
+                add(name, counts, partition, None)
+                outcomes[name].note = outcomes[name].note or record.note
+    for name, messages in errors.items():
+        outcomes[name].errors += messages
+    return outcomes
+
+
+def _partition_counts(stored: FamilyResults, units: Iterable[Unit]) -> list[PartitionCount]:
+    loaded: dict[str, int] = {}
+    quarantined: dict[str, int] = {}
+    for unit in units:
+        record = stored.units.get(unit.id)
+        loaded[unit.partition] = loaded.get(unit.partition, 0) + unit.rows
+        quarantined[unit.partition] = quarantined.get(unit.partition, 0) + (
+            record.quarantined if record else 0
+        )
+    return [PartitionCount(key, loaded[key], quarantined[key]) for key in sorted(loaded)]
 
 
 def validate_family(
     settings: Settings, family: str, *, log: Log | None = None, publish_docs: bool = True
 ) -> FamilyValidation:
-    """Run ``family``'s suite over its raw lake; writes ``lake/quarantine/<family>/`` and the Data Docs."""
+    """Run ``family``'s suite over what changed in its raw lake; writes ``lake/quarantine/<family>/``, the
+    stored results and the Data Docs of what was validated."""
     started = time.monotonic()
     say: Log = log or _log.info
     suite = suite_for(family)
-    parts = partition_files(settings, family)
-    con = connect(settings)
-    run = _Run(settings, suite, con, say)
-    result = FamilyValidation(family, run.outcomes)
-    try:
-        if not parts:
-            for outcome in run.outcomes.values():
-                outcome.note = f"no rows: lake/raw/{family}/ has no Parquet files"
-        else:
-            run.structural([f for files in parts.values() for f in files])
-            if not result.structural_passed:
-                for outcome in run.outcomes.values():
-                    if outcome.rule.kind != "structural":
-                        outcome.blocked = True
-                        outcome.note = "not evaluated: the structural rule failed"
-            else:
-                result.partitions = run.rows_frames(parts)
-                run.partition_frames(parts)
-                run.family_frames()
-        removed = quarantine.remove_stale_partitions(settings, family, list(parts))
-        if removed:
-            say(f"{family}: dropped the quarantine of vanished partition(s) {', '.join(removed)}")
-    finally:
-        con.close()
-    if publish_docs and run.docs.pages:
+    units = family_units(settings, family)
+    stored = results_store.load(settings, family)
+    if not stored.units and not stored.frames:
+        quarantine.clear(settings, family)  # nothing stored: nothing on disk can be trusted either
+    version = unit_version(suite)
+    keys = {u.id: inputs_key(version, [u]) for u in units}
+    changed = [u for u in units if not _reusable(stored.units.get(u.id), keys[u.id])]
+    current = {u.id for u in units}
+    vanished = sorted(set(stored.units) - current)
+    for unit_id in vanished:
+        del stored.units[unit_id]
+    quarantine.remove_units(settings, family, vanished)
+    run_errors: dict[str, list[str]] = {}
+    blocked = False
+    evaluated: list[str] = []
+    docs = None
+    batches = frame_batches(settings, suite, units)
+    for record_id in set(stored.frames) - {b.record_id for b in batches}:
+        del stored.frames[record_id]  # a partition that is gone
+    stale = [b for b in batches if not _reusable(stored.frames.get(b.record_id), b.key)]
+    if changed or stale:
+        with LakeSession(settings, family) as session:
+            run = _Run(settings, suite, session, stored, say)
+            new = run.structural(changed) if changed else {}
+            blocked = any(_fails_structure(suite, new.get(uid) or stored.units.get(uid)) for uid in current)
+            if not blocked:
+                if changed:
+                    run.rows(changed, new)
+                run.frames(stale)
+            for unit in changed:
+                record = new[unit.id]
+                record.key = keys[unit.id] if not blocked else ""
+                if not any(name in run.errors for name in record.rules):
+                    stored.units[unit.id] = record
+            run_errors, evaluated, docs = run.errors, run.evaluated, run.docs
+    else:
+        blocked = any(_fails_structure(suite, stored.units.get(uid)) for uid in current)
+    outcomes = _outcomes(suite, stored, units, run_errors)
+    result = FamilyValidation(family, outcomes)
+    result.units_validated = len(changed)
+    result.units_reused = len(units) - len(changed)
+    result.frames_validated = evaluated
+    if not units:
+        for outcome in outcomes.values():
+            outcome.note = f"no rows: lake/raw/{family}/ has no Parquet files"
+    elif blocked:
+        for outcome in outcomes.values():
+            if outcome.rule.kind != "structural":
+                outcome.blocked = True
+                outcome.note = "not evaluated: the structural rule failed"
+    else:
+        result.partitions = _partition_counts(stored, units)
+    if changed or evaluated:
+        say(
+            f"{family}: validated {len(changed)} of {len(units)} unit(s) (source file × partition) and "
+            f"{len(evaluated)} frame batch(es); the rest unchanged since their stored results"
+        )
+    if publish_docs and docs is not None and docs.pages:
+        _add_reused_counts(docs, suite, stored, units, {u.id for u in changed})
         try:
-            published = publish(settings, run.docs)
-            result.docs_index, result.docs_pages = published.index, published.pages
+            published = publish(settings, docs)
+            stored.docs_pages.update(published.pages)
+            result.docs_index = published.index
         except Exception as exc:  # the findings stand even when the docs cannot be rendered
             result.docs_error = f"{type(exc).__name__}: {exc}"
             say(f"{family}: Data Docs not published: {result.docs_error}")
+    elif stored.docs_pages:
+        from pipelines.validate.data_docs import index_url
+
+        result.docs_index = index_url(settings)
+    result.docs_pages = dict(stored.docs_pages)
+    results_store.save(settings, stored)
     result.seconds = time.monotonic() - started
     return result
+
+
+def _add_reused_counts(
+    docs: DocsCollector, suite: Suite, stored: FamilyResults, units: Sequence[Unit], changed: set[str]
+) -> None:
+    """The Data Docs page of a frame validated for some units also counts the units it reused."""
+    for unit in units:
+        record = stored.units.get(unit.id)
+        if unit.id in changed or record is None:
+            continue
+        for name, counts in record.rules.items():
+            docs.add_counts(suite.rule(name).frame, name, counts.evaluated, counts.count)

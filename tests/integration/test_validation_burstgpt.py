@@ -204,11 +204,7 @@ SPREAD = [
 ]
 
 
-@pytest.mark.parametrize("batch_rows", [2_000_000, 1])  # one batch for the file, or one per partition
-def test_quarantine_split_by_partition(
-    warehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch_rows: int
-) -> None:
-    monkeypatch.setattr("pipelines.validate.validation.BATCH_ROWS", batch_rows)
+def test_quarantine_split_by_partition(warehouse: Settings, tmp_path: Path) -> None:
     result = _file1(warehouse, tmp_path, *SPREAD)
     assert [(p.key, p.loaded, p.passed, p.quarantined) for p in result.partitions] == [
         ("0000", 2, 1, 1),
@@ -220,17 +216,3 @@ def test_quarantine_split_by_partition(
         ("0002", 5, "tokens_not_negative"),
     ]
     assert result.outcomes["tokens_not_negative"].partitions == {"0002"}
-
-
-def test_batches_group_one_file_over_consecutive_partitions(warehouse: Settings, tmp_path: Path) -> None:
-    from pipelines.validate.frames import partition_files
-    from pipelines.validate.validation import file_batches
-
-    load_csv(warehouse, tmp_path, "BurstGPT_1.csv", "\n".join([BURST_HEADER, OK, *SPREAD]) + "\n")
-    load_csv(warehouse, tmp_path, "BurstGPT_2.csv", f"{BURST_HEADER}\n{OK}\n")
-    batches = file_batches(partition_files(warehouse, REQ), max_rows=2)
-    assert [[(key, path.name) for key, path in b] for b in batches] == [
-        [("0000", "BurstGPT_1.parquet")],  # 2 rows: full
-        [("0001", "BurstGPT_1.parquet"), ("0002", "BurstGPT_1.parquet")],
-        [("0000", "BurstGPT_2.parquet")],  # another source file, another batch
-    ]

@@ -136,7 +136,7 @@ def _break_seren_parquet(settings: Settings, select: str) -> None:
     ("select", "details"),
     [
         ("* replace (cast(gpu_time as varchar) as gpu_time)", "found_type=VARCHAR expected_type=DOUBLE"),
-        ("* exclude (queue)", "found_type=null expected_type=DOUBLE"),
+        ("* exclude (queue)", "found_type=(absent) expected_type=DOUBLE"),
     ],
 )
 def test_structural_failure_blocks(warehouse: Settings, tmp_path: Path, select: str, details: str) -> None:

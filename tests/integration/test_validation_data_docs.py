@@ -1,5 +1,5 @@
-"""Data Docs under $WAREHOUSE_DIR/docs/gx/: one page per family and frame, families side by side, the last
-few runs of each page kept."""
+"""Data Docs under $WAREHOUSE_DIR/docs/gx/: one page per family and frame, families side by side, a page
+rendered only when its frame was validated again, the last few runs of each page kept."""
 
 from __future__ import annotations
 
@@ -24,9 +24,12 @@ def test_families_side_by_side_and_runs_pruned(warehouse: Settings, tmp_path: Pa
     load_csv(warehouse, tmp_path, "trace_seren.csv", f"{SEREN_HEADER}\n{seren_line(1)}\n")
     load_csv(warehouse, tmp_path, "BurstGPT_1.csv", f"{BURST_HEADER}\n5,ChatGPT,1,2,3,API log\n")
     burst = validate(warehouse, "burstgpt__requests", docs=True)
-    for _ in range(KEEP_RUNS + 1):
+    for n in range(KEEP_RUNS + 1):  # each run changes the file: a new page of each frame
+        load_csv(warehouse, tmp_path, "trace_seren.csv", f"{SEREN_HEADER}\n{seren_line(1 + n)}\n")
         seren = validate(warehouse, "acme__seren_jobs", docs=True)
     site = warehouse.docs_dir / "gx"
+    unchanged = validate(warehouse, "acme__seren_jobs", docs=True)
+    assert unchanged.units_validated == 0 and unchanged.docs_pages == seren.docs_pages  # no new page
     assert seren.docs_index == (site / "index.html").as_uri() == burst.docs_index
     index = (site / "index.html").read_text(encoding="utf-8")
     assert "burstgpt__requests.rows" in index and "acme__seren_jobs.rows" in index  # B's run kept A's page

@@ -71,7 +71,7 @@ def test_nothing_quarantined_and_reconciled(
     for family, result in validated.items():
         assert_reconciled(result)
         if result.partitions:
-            assert lake_quarantine(warehouse, family) == []  # validated partitions have an empty file
+            assert lake_quarantine(warehouse, family) == []  # nothing quarantined: no quarantine file
         assert view_quarantine(warehouse, family) == []  # an empty typed view for every family
 
 

@@ -110,7 +110,9 @@ def validate(settings: Settings, family: str, *, docs: bool = False) -> FamilyVa
 
 
 def lake_quarantine(settings: Settings, family: str) -> list[dict]:
-    glob = settings.quarantine_dir / family / "_partition=*" / "quarantine.parquet"
+    glob = settings.quarantine_dir / family / "_partition=*" / "*.parquet"
+    if not list(glob.parent.parent.glob("_partition=*/*.parquet")):
+        return []
     rel = duckdb.sql(
         f"select * exclude (_partition), _partition from read_parquet('{glob}', hive_partitioning = true, "
         "hive_types = {'_partition': 'VARCHAR'}) order by all"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
+import duckdb
 
 from expectations.rules import Rule, between
 from pipelines.defs.check_metadata import md_table
 from pipelines.validate.outcomes import RuleOutcome
-from pipelines.validate.validation import detail_rows
+from pipelines.validate.validation import details_sql
 
 RULE = Rule(
     "gpu_time_is_duration_times_gpu_num",
@@ -19,30 +19,17 @@ RULE = Rule(
 )
 
 
-def test_detail_rows_quote_the_offending_values() -> None:
-    df = pd.DataFrame(
-        {
-            "_source_file": pd.Categorical(["f", "f", "g"]),
-            "_row_number": pd.array([2, 3, 3], dtype="Int64"),
-            "gpu_time": [936.0, 945.0, None],
-            "duration": [117.0, 117.0, 1.0],
-            "gpu_num": pd.array([8, 8, None], dtype="Int64"),
-            "delta": [0.0, 1.125, None],
-        }
-    )
-    keys = [{"_source_file": "g", "_row_number": "3"}, {"_source_file": "f", "_row_number": 3}]
-    out = detail_rows(df, keys, RULE, ("_source_file", "_row_number"))
-    assert out.to_dict("records") == [
-        {
-            "_source_file": "f",
-            "_row_number": 3,
-            "details": "gpu_time=945.0 duration=117.0 gpu_num=8 delta=1.125",
-        },
-        {
-            "_source_file": "g",
-            "_row_number": 3,
-            "details": "gpu_time=null duration=1.0 gpu_num=null delta=null",
-        },
+def test_details_quote_the_offending_values() -> None:
+    rows = duckdb.sql(
+        "select _source_file, _row_number, "
+        + details_sql(RULE.detail_columns)
+        + " as details from (values ('f', 3, 945.0::double, 117::bigint, 8::bigint, 1.125::double), "
+        "('g', 3, null, 1, null, null)) t(_source_file, _row_number, gpu_time, duration, gpu_num, delta) "
+        "order by all"
+    ).fetchall()
+    assert rows == [
+        ("f", 3, "gpu_time=945.0 duration=117 gpu_num=8 delta=1.125"),
+        ("g", 3, "gpu_time=null duration=1 gpu_num=null delta=null"),
     ]
 
 

@@ -1,0 +1,36 @@
+"""What one GX validation found for one rule, and how violating rows are shown (``details``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from expectations.rules import Rule
+from pipelines.lake.relation import ident, lit
+
+
+def details_sql(columns: Sequence[str]) -> str:
+    """The offending values as text, ``gpu_time=936.0 duration=117 gpu_num=8`` (``null`` for NULL)."""
+    if not columns:
+        return "''"
+    parts = [f"{lit(c + '=')} || coalesce(cast({ident(c)} as varchar), 'null')" for c in columns]
+    return f"concat_ws(' ', {', '.join(parts)})"
+
+
+def text(value: Any) -> str:
+    """A value as shown in sample rows (``null`` for NULL)."""
+    return "null" if value is None else str(value)
+
+
+@dataclass
+class Findings:
+    """What one GX validation found for one rule: the total and, where the batch spans units, per unit."""
+
+    rule: Rule
+    count: int
+    evaluated: int
+    query: str | None  # GX's SELECT of the violating rows
+    error: str | None = None
+    per_key: dict[tuple[str, ...], int] = field(default_factory=dict)
+    samples: list[dict[str, str]] = field(default_factory=list)
