@@ -37,12 +37,13 @@ STAGE_DESCRIPTIONS = {
     "bare_read": "baseline: DuckDB create table as select * from read_csv, same files",
     "pandas_notebook": "baseline: the upstream notebook's pandas analysis of the same files",
     "refresh_load": "one new BurstGPT day appended to BurstGPT_2: land + raw load (changed partitions only)",
-    "refresh_validate": "validation after the refresh",
+    "refresh_validate": "validation after the refresh (only what changed is validated again)",
     "refresh_dbt": "dbt build after the refresh (incremental facts replace only the changed partitions)",
     **{
         f"memory_{f:g}x": f"one Kalos utilization file (full width) at {f:g}× (peak memory)"
         for f in MEMORY_FACTORS
     },
+    "validate_utilization": f"GX validation of that file at {max(MEMORY_FACTORS):g}× (its rules in DuckDB)",
     "calibration_load": "raw load for the calibration (jobs, BurstGPT 1–3, GPU_UTIL and node CPU)",
     "calibration_dbt": "dbt build (no tests) of the marts the calibration reads, their parents and seeds",
 }
@@ -288,7 +289,11 @@ class Benchmark:
             for _ in range(self.options.runs):
                 wh = self.work / "wh-memory"
                 warehouses.remove(wh)
-                self._record(key, self.runner.run("load_file", params, warehouses.warehouse_env(wh)))
+                env = warehouses.warehouse_env(wh)
+                loaded = self._record(key, self.runner.run("load_file", params, env))
+                if loaded.ok and factor == max(MEMORY_FACTORS):  # and its validation: GX in DuckDB
+                    validate = {"families": [upstream.family]}
+                    self._record("validate_utilization", self.runner.run("validate", validate, env))
                 warehouses.remove(wh)
             path.unlink()
 

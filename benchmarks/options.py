@@ -25,7 +25,7 @@ PHASE_STAGES: dict[str, tuple[str, ...]] = {
     "pipeline_total": ("pipeline_total",),
     "baselines": ("bare_read", "pandas_notebook"),
     "refresh": ("refresh_load", "refresh_validate", "refresh_dbt"),
-    "memory": tuple(f"memory_{f:g}x" for f in MEMORY_FACTORS),
+    "memory": (*(f"memory_{f:g}x" for f in MEMORY_FACTORS), "validate_utilization"),
     "calibration": ("calibration_load", "calibration_dbt"),
 }
 PHASES = tuple(PHASE_STAGES)

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from benchmarks.options import MEMORY_FACTORS
 from benchmarks.summary import StageSummary
 
 FULL_SCALE = 1.0
@@ -99,6 +100,20 @@ def compute_ratios(stages: Mapping[str, StageSummary]) -> dict[str, Ratio]:
             "the ceiling: DuckDB's bare read alone ÷ the whole pandas notebook, work",
         ),
         "validate_over_load": t(stages, "validate", "load", "work_s", "validation ÷ load, work"),
+        "refresh_validate_over_validate": t(
+            stages,
+            "refresh_validate",
+            "validate",
+            "work_s",
+            "validation after a one-day refresh ÷ the full validation, work",
+        ),
+        "validate_utilization_over_load": t(
+            stages,
+            "validate_utilization",
+            f"memory_{max(MEMORY_FACTORS):g}x",
+            "work_s",
+            "validation ÷ load of the largest utilization file, work",
+        ),
         "dbt_over_load": t(stages, "dbt_build", "load", "work_s", "dbt build ÷ load, work"),
         "spark_over_duckdb_dbt": t(
             stages, "dbt_build_spark", "dbt_build", "wall_s", "dbt build on Spark ÷ on DuckDB, wall"
@@ -138,6 +153,11 @@ TARGETS = (
     Target("memory_flat", "peak memory flat from 1× to 4× of a utilization file (≤ +25 %)", 1.25, "×"),
     Target("refresh", "one new day's refresh work < 5 % of the full build's work", 0.05, "×"),
     Target("validation_cost", "validation work ≤ 25 % of load work", 0.25, "×"),
+    Target("refresh_validation", "a one-day refresh's validation < 5 % of the full validation", 0.05, "×"),
+    Target(
+        "utilization_validation_time", "a utilization file validates in less time than it loads", 1.0, "×"
+    ),
+    Target("utilization_validation_memory", "… in bounded memory (< 2 GB)", 2048.0, "MiB"),
 )
 
 
@@ -158,6 +178,12 @@ def _measured(
         return ratios["refresh_over_full"].value, "ratios.refresh_over_full"
     if key == "validation_cost":
         return ratios["validate_over_load"].value, "ratios.validate_over_load"
+    if key == "refresh_validation":
+        return ratios["refresh_validate_over_validate"].value, "ratios.refresh_validate_over_validate"
+    if key == "utilization_validation_time":
+        return ratios["validate_utilization_over_load"].value, "ratios.validate_utilization_over_load"
+    if key == "utilization_validation_memory":
+        return _attr(stages, "validate_utilization", "peak_rss_mb"), "stages.validate_utilization.peak_rss_mb"
     raise KeyError(key)
 
 

@@ -30,7 +30,18 @@ class Findings:
     rule: Rule
     count: int
     evaluated: int
-    query: str | None  # GX's SELECT of the violating rows
+    query: str | None  # the violating rows (GX's query, kept as a table): index and detail columns
+    index: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()  # the columns ``query`` returns
     error: str | None = None
     per_key: dict[tuple[str, ...], int] = field(default_factory=dict)
     samples: list[dict[str, str]] = field(default_factory=list)
+
+
+def violating_rows_sql(found: Findings, extra: Sequence[str] = ()) -> str:
+    """The violating rows of ``found`` (``found.query``: every reported column) with their index columns,
+    ``extra`` columns and ``details``: the rule's columns outside the index."""
+    keys = [*found.index, *extra]
+    shown = [c for c in found.rule.detail_columns if c in found.columns and c not in keys]
+    picked = ", ".join(ident(c) for c in dict.fromkeys(keys))
+    return f"select {picked}, {details_sql(shown)} as details from ({found.query})"

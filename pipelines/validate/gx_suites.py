@@ -131,6 +131,11 @@ class LakeSession:
         """Column name → DuckDB type of a relation (reads Parquet metadata only)."""
         return {r["column_name"]: r["column_type"] for r in self.rows(f"describe select * from {relation}")}
 
+    def keep(self, name: str, sql: str) -> str:
+        """The rows of ``sql`` as table ``name`` of the catalog (gone with the session); returns a SELECT."""
+        self.execute(f"create or replace table {ident(name)} as {sql}")
+        return f"select * from {ident(name)}"
+
     def view(self, name: str, sql: str) -> str:
         """Create (or replace) view ``name`` as ``sql``; returns the name."""
         self.execute(f"create or replace view {ident(name)} as {sql}")

@@ -16,7 +16,7 @@ from pipelines.lake import quarantine
 from pipelines.lake.atomic import replacing
 from pipelines.lake.relation import PARTITION_COLUMN, ident, lit
 from pipelines.settings import Settings
-from pipelines.validate.findings import Findings, details_sql
+from pipelines.validate.findings import Findings, violating_rows_sql
 
 if TYPE_CHECKING:
     from pipelines.validate.gx_suites import LakeSession
@@ -42,11 +42,9 @@ def write_units(
     for found in findings:
         if not found.count or found.query is None:
             continue
-        columns = session.columns(f"({found.query})")
-        shown = [c for c in found.rule.detail_columns if c in columns and c not in (*keys, PARTITION_COLUMN)]
+        rows = violating_rows_sql(found, extra=[*keys, PARTITION_COLUMN])
         selects.append(
-            f"select {key_cols}, {PARTITION_COLUMN}, {lit(found.rule.name)} as rule, "
-            f"{details_sql(shown)} as details from ({found.query})"
+            f"select {key_cols}, {PARTITION_COLUMN}, {lit(found.rule.name)} as rule, details from ({rows})"
         )
     if not selects:
         return {}

@@ -26,7 +26,7 @@ from pipelines.lake.relation import PARTITION_COLUMN, ident
 from pipelines.settings import Settings
 from pipelines.validate import results_store
 from pipelines.validate.data_docs import DocsCollector, publish
-from pipelines.validate.findings import Findings, details_sql, text
+from pipelines.validate.findings import Findings, text, violating_rows_sql
 from pipelines.validate.frames import (
     FrameError,
     Sources,
@@ -61,14 +61,16 @@ class _Run:
         self.docs = DocsCollector(suite.family)
         self.errors: dict[str, list[str]] = {}
         self.evaluated: list[str] = []  # what was validated this run: unit ids and frame records
+        self.kept: list[str] = []  # tables of violating rows kept in the session's catalog
 
     # -- one GX validation and what its results say -------------------------------------------------
     def _validate(
         self, view: str, frame: str, rules: Sequence[Rule], index: Sequence[str], label: str
     ) -> list[Findings]:
-        columns = self.session.columns(view)
-        shown = [c for r in rules for c in r.detail_columns if c in columns]
-        reported = list(dict.fromkeys([*index, *shown]))
+        columns = list(self.session.columns(view))
+        derived = {name for r in rules for name in r.derived}
+        raw_details = [c for r in rules for c in r.detail_columns if c in columns and c not in derived]
+        reported = list(dict.fromkeys([*index, *raw_details]))  # + GX adds each rule's own column
         name = f"{self.suite.family}.{frame}"
         version = frame_version(self.suite, frame)
         result = self.session.validate(view, name, version, rules, reported)
@@ -80,27 +82,32 @@ class _Run:
             info = r.exception_info or {}
             stats = dict(r.result or {})
             found = Findings(
-                rule, int(stats.get("unexpected_count") or 0), int(stats.get("element_count") or 0), None
+                rule,
+                int(stats.get("unexpected_count") or 0),
+                int(stats.get("element_count") or 0),
+                None,
+                tuple(index),
             )
             if info.get("raised_exception"):
                 found.error = f"{label}: {info.get('exception_message')}"
                 self.errors.setdefault(rule.name, []).append(found.error)
             elif found.count:
-                found.query = unexpected_rows_query(r)
-                if found.query is None:
+                query = unexpected_rows_query(r)
+                if query is None:
                     found.error = f"{label}: GX returned no query for the violating rows"
                     self.errors.setdefault(rule.name, []).append(found.error)
-                else:
-                    found.samples = self._samples(found.query, rule, index)
+                else:  # run once (a window function is not computed again for each use)
+                    found.query = self.session.keep(f"violating_{len(self.kept)}", query)
+                    found.columns = tuple(self.session.columns(f"({found.query})"))
+                    self.kept.append(found.query)
+                    found.samples = self._samples(found)
             out.append(found)
         return out
 
-    def _samples(self, query: str, rule: Rule, index: Sequence[str]) -> list[dict[str, str]]:
-        columns = set(self.session.columns(f"({query})"))
-        shown = [c for c in rule.detail_columns if c in columns and c not in index]
-        keys = ", ".join(ident(c) for c in index)
+    def _samples(self, found: Findings) -> list[dict[str, str]]:
+        keys = ", ".join(ident(c) for c in found.index)
         rows = self.session.rows(
-            f"select {keys}, {details_sql(shown)} as details from ({query}) order by {keys} limit {SAMPLE_ROWS}"
+            f"select * from ({violating_rows_sql(found)}) order by {keys} limit {SAMPLE_ROWS}"
         )
         return [{k: text(v) for k, v in row.items()} for row in rows]
 
