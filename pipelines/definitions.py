@@ -9,6 +9,7 @@ import dagster as dg
 
 from pipelines.defs.automation import daily_refresh, refresh_job, upstream_change_sensor
 from pipelines.defs.checks import family_asset_checks
+from pipelines.defs.data_docs import data_docs_asset
 from pipelines.defs.dbt import dbt_assets_defs
 from pipelines.defs.landing import landing_assets
 from pipelines.defs.raw import raw_assets
@@ -18,7 +19,13 @@ from pipelines.settings import Settings, load_settings
 
 
 def all_assets(settings: Settings) -> list[dg.AssetsDefinition]:
-    return [*landing_assets(), *raw_assets(), *dbt_assets_defs(settings), *report_assets()]
+    return [
+        *landing_assets(),
+        *raw_assets(),
+        data_docs_asset(),
+        *dbt_assets_defs(settings),
+        *report_assets(),
+    ]
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:

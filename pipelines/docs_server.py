@@ -3,7 +3,7 @@
 A browser does not open a ``file://`` link from an http page such as the Dagster UI, so the links in the
 assets' and checks' metadata point here instead: ``<docs url>/docs/...`` and ``<docs url>/report/...``,
 files under ``$WAREHOUSE_DIR/docs`` and ``$WAREHOUSE_DIR/report`` (nothing else of the warehouse is
-served). The docs URL is a setting (``TRACE_DOCS_URL``, default ``http://127.0.0.1:$TRACE_DOCS_PORT``, port
+served). Data Docs pages that checks queued but no ``docs/gx`` run rendered yet are rendered on request. The docs URL is a setting (``TRACE_DOCS_URL``, default ``http://127.0.0.1:$TRACE_DOCS_PORT``, port
 3001); ``make dev`` starts this server beside the UI.
 """
 
@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote, urlsplit
 from pipelines.settings import Settings
 
 SERVED = ("docs", "report")  # folders of $WAREHOUSE_DIR the server shows
+_render_lock = threading.Lock()
 
 
 def docs_link(settings: Settings, path: Path) -> str:
@@ -85,9 +86,28 @@ class _Handler(SimpleHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
         elif top in SERVED:
+            if self._wants_data_docs():
+                self._render_queued_data_docs()
             super().do_GET()
         else:
             self.send_error(404, "only docs/ and report/ are served")
+
+    def _wants_data_docs(self) -> bool:
+        normal = posixpath.normpath(unquote(urlsplit(self.path).path)).lstrip("/")
+        return (
+            normal.startswith("docs/gx/")
+            and (self.settings.docs_dir / "gx-context" / "pending.json").exists()
+        )
+
+    def _render_queued_data_docs(self) -> None:
+        """Checks that ran without the ``docs/gx`` asset queued their pages: render them before serving."""
+        from pipelines.validate.data_docs import render
+
+        with _render_lock:
+            try:
+                render(self.settings)
+            except Exception as exc:  # serve what is there; say why the page may be missing
+                self.log_error("Data Docs not rendered: %s", exc)
 
     def do_HEAD(self) -> None:
         if _top_folder(self.path) in SERVED:

@@ -10,6 +10,7 @@ LANDING_GROUP = "landing"
 RAW_GROUP = "raw"
 REPORT_GROUP = "reports"
 DOCS_KEY = dg.AssetKey(["docs", "dbt"])
+GX_DOCS_KEY = dg.AssetKey(["docs", "gx"])
 
 
 def landing_key(family_key: str) -> dg.AssetKey:

@@ -6,9 +6,10 @@ the stored counts of the units that did not change, sample rows are the first on
 one page per frame and run, rendered once, and only for frames that were validated again.
 
 The results live in a file-backed GX context under ``$WAREHOUSE_DIR/docs/gx-context/`` whose site writes
-to ``docs/gx/``; every family's check adds its own results and rebuilds the index from all stored results,
-so one family's run never erases another's. The last ``KEEP_RUNS`` runs of each page are kept. A file lock
-serializes families validated in parallel processes.
+to ``docs/gx/``. A family's check ``record``s its results (and a suite page when the suite changed) and
+queues their pages; ``render`` builds the queued pages and the index once per run (the ``docs/gx`` asset;
+the docs server renders what is still queued when a page is requested). One family's run never erases
+another's; the last ``KEEP_RUNS`` runs of each page are kept; a file lock serializes processes.
 """
 
 from __future__ import annotations
@@ -260,8 +261,18 @@ class Published:
     pages: dict[str, str]
 
 
-def publish(settings: Settings, collector: DocsCollector) -> Published:
-    """Store the family's merged results and rebuild the Data Docs site; returns the file:// links."""
+def _pending_path(settings: Settings) -> Path:
+    return context_dir(settings) / "pending.json"
+
+
+def _lock(settings: Settings) -> FileLock:
+    context_dir(settings).mkdir(parents=True, exist_ok=True)
+    return FileLock(str(context_dir(settings) / ".publish.lock"))
+
+
+def record(settings: Settings, collector: DocsCollector) -> Published:
+    """Store the family's merged results (and a suite whose version changed) in the site's GX store and
+    queue their pages for ``render``; returns the file:// links the pages will have."""
     from great_expectations.data_context.types.resource_identifiers import (
         ExpectationSuiteIdentifier,
         ValidationResultIdentifier,
@@ -270,30 +281,65 @@ def publish(settings: Settings, collector: DocsCollector) -> Published:
     from pipelines.validate.gx_suites import build_suite
 
     run_time = dt.datetime.now(dt.UTC)
-    results = collector.results(run_time)
-    lock = FileLock(str(context_dir(settings) / ".publish.lock"))
-    context_dir(settings).mkdir(parents=True, exist_ok=True)
-    with lock:
+    with _lock(settings):
         ctx = _file_context(settings)
         versions = _suite_versions(settings)
-        new_keys: list[Any] = []
-        for page, rules, result in results:
+        pending = _read_pending(settings)
+        pages: dict[str, str] = {}
+        for page, rules, result in collector.results(run_time):
             suite_id = ExpectationSuiteIdentifier(name=page)
             version = collector.versions.get(page, "")
             if versions.get(page) != version or not version:  # the suite page only when the suite changed
                 ctx.suites.add_or_update(build_suite(page, rules))
                 versions[page] = version
-                new_keys.append(suite_id)
+                pending["suites"].append(page)
             key = ValidationResultIdentifier(suite_id, result.meta["run_id"], collector.family)
             ctx.validation_results_store.store_validation_results(result, key, suite_id)
             _prune(ctx, settings, page)
-            new_keys.append(key)
+            pending["results"].append(list(key.to_tuple()))
+            (url,) = ctx.get_docs_sites_urls(
+                resource_identifier=key, site_name=SITE_NAME, only_if_exists=False
+            )
+            pages[page] = str(url["site_url"])
         write_json(context_dir(settings) / "suite_versions.json", versions, indent=1)
-        ctx.build_data_docs(site_names=[SITE_NAME], resource_identifiers=new_keys)
-        pages: dict[str, str] = {}
-        for key in new_keys:
-            if isinstance(key, ValidationResultIdentifier):
-                urls = ctx.get_docs_sites_urls(resource_identifier=key, site_name=SITE_NAME)
-                if urls and urls[0].get("site_url"):
-                    pages[key.expectation_suite_identifier.name] = str(urls[0]["site_url"])
+        write_json(_pending_path(settings), pending)
     return Published(index_url(settings), pages)
+
+
+def _read_pending(settings: Settings) -> dict[str, list[Any]]:
+    path = _pending_path(settings)
+    doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return {"suites": list(doc.get("suites", [])), "results": list(doc.get("results", []))}
+
+
+def render(settings: Settings) -> int:
+    """Render the pages queued by ``record`` since the last render, and the index: once per run, not once
+    per family (Dagster's ``docs/gx`` asset, the docs server on a request, the benchmark). Returns the
+    number of pages rendered."""
+    if not _pending_path(settings).exists():
+        return 0
+    from great_expectations.data_context.types.resource_identifiers import (
+        ExpectationSuiteIdentifier,
+        ValidationResultIdentifier,
+    )
+
+    with _lock(settings):
+        pending = _read_pending(settings)
+        ctx = _file_context(settings)
+        stored = set(ctx.validation_results_store.list_keys())
+        keys: list[Any] = [ExpectationSuiteIdentifier(name=n) for n in dict.fromkeys(pending["suites"])]
+        for parts in pending["results"]:
+            key = ValidationResultIdentifier.from_tuple(tuple(parts))
+            if key in stored:  # pruned since: nothing to render
+                keys.append(key)
+        if keys or not (site_dir(settings) / "index.html").exists():
+            ctx.build_data_docs(site_names=[SITE_NAME], resource_identifiers=keys)
+        _pending_path(settings).unlink(missing_ok=True)
+    return len(keys)
+
+
+def publish(settings: Settings, collector: DocsCollector) -> Published:
+    """``record`` and ``render`` at once (one family validated on its own)."""
+    published = record(settings, collector)
+    render(settings)
+    return published

@@ -24,8 +24,8 @@ from expectations.rules import FAMILY_FRAME, ROWS_FRAME, SCHEMA_FRAME, Rule, Sui
 from pipelines.lake import quarantine
 from pipelines.lake.relation import PARTITION_COLUMN, ident
 from pipelines.settings import Settings
-from pipelines.validate import results_store
-from pipelines.validate.data_docs import DocsCollector, publish
+from pipelines.validate import data_docs, results_store
+from pipelines.validate.data_docs import DocsCollector, index_url
 from pipelines.validate.findings import Findings, text, violating_rows_sql
 from pipelines.validate.frames import (
     FrameError,
@@ -147,10 +147,8 @@ class _Run:
         rules = self.suite.rules_on(ROWS_FRAME)
         index = (*self.suite.row_index, PARTITION_COLUMN)
         src = Sources(self.session, self.settings, files_relation([u.path for u in units], hive=True))
-        view = self.session.view(
-            "frame_rows", frame_sql(self.suite, ROWS_FRAME, rules, src, index=index) or ""
-        )
-        label = f"{len(units)} changed unit(s) of {self.suite.family}"
+        label = f"{len(units)} changed unit(s)"
+        view = self._view(ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, rules, src, index=index) or "", label)
         findings = self._validate(view, ROWS_FRAME, rules, index, label) if rules else []
         by = ("_source_file", PARTITION_COLUMN)
         rows_of = self._unit_rows(view, units, findings)
@@ -337,7 +335,8 @@ def validate_family(
     settings: Settings, family: str, *, log: Log | None = None, publish_docs: bool = True
 ) -> FamilyValidation:
     """Run ``family``'s suite over what changed in its raw lake; writes ``lake/quarantine/<family>/``, the
-    stored results and the Data Docs of what was validated."""
+    stored results, and (``publish_docs``) the Data Docs results of what was validated, whose pages
+    ``data_docs.render`` builds once per run."""
     started = time.monotonic()
     say: Log = log or _log.info
     suite = suite_for(family)
@@ -401,15 +400,13 @@ def validate_family(
     if publish_docs and docs is not None and docs.pages:
         _add_reused_counts(docs, suite, stored, units, {u.id for u in changed})
         try:
-            published = publish(settings, docs)
+            published = data_docs.record(settings, docs)  # rendered once per run: data_docs.render
             stored.docs_pages.update(published.pages)
             result.docs_index = published.index
         except Exception as exc:  # the findings stand even when the docs cannot be rendered
             result.docs_error = f"{type(exc).__name__}: {exc}"
             say(f"{family}: Data Docs not published: {result.docs_error}")
     elif stored.docs_pages:
-        from pipelines.validate.data_docs import index_url
-
         result.docs_index = index_url(settings)
     result.docs_pages = dict(stored.docs_pages)
     results_store.save(settings, stored)

@@ -14,7 +14,8 @@ import pytest
 
 from expectations import suite_for
 from pipelines.defs.checks import family_asset_checks as asset_checks
-from pipelines.defs.keys import raw_key
+from pipelines.defs.data_docs import data_docs_asset
+from pipelines.defs.keys import GX_DOCS_KEY, raw_key
 from pipelines.defs.resources import resource_defs
 from pipelines.families.registry import FAMILIES
 from pipelines.settings import Settings, load_settings
@@ -76,7 +77,8 @@ def test_real_rows_through_dagster(warehouse: Settings) -> None:
         return lambda settings: load_path(settings, name, REAL_DIR / REAL_FILES[name], origin="real")
 
     raws = [stand_in(f.key, loader(real[f.key]) if f.key in real else None) for f in FAMILIES]
-    result = dg.materialize([*raws, *asset_checks()], resources=resource_defs(warehouse))
+    assets = [*raws, data_docs_asset(), *asset_checks()]
+    result = dg.materialize(assets, resources=resource_defs(warehouse))
     assert result.success
     evals = evaluations(result)
     assert len(evals) == sum(len(suite_for(f.key).all_rules) for f in FAMILIES)
@@ -95,7 +97,10 @@ def test_real_rows_through_dagster(warehouse: Settings) -> None:
     assert kalos["data_docs_index"].value == f"{warehouse.docs_url}/docs/gx/index.html"  # the docs server
     assert kalos["data_docs"].value.startswith(f"{warehouse.docs_url}/docs/gx/validations/acme__kalos_jobs/")
     docs = warehouse.docs_dir / "gx" / "index.html"
-    assert docs.exists()
+    assert docs.exists()  # rendered once, by docs/gx after every family's checks
+    (docs_event,) = [m for m in result.get_asset_materialization_events() if m.asset_key == GX_DOCS_KEY]
+    rendered = docs_event.materialization.metadata["pages_rendered"].value
+    assert rendered >= 2 * len(FAMILIES)  # every family's suite and result pages, in one render
     index = docs.read_text(encoding="utf-8")
     assert "acme__kalos_jobs.rows" in index and "burstgpt__requests.rows" in index  # families side by side
     with duckdb.connect(str(warehouse.duckdb_path), read_only=True) as con:
@@ -124,6 +129,13 @@ def test_quarantine_through_dagster(warehouse: Settings, tmp_path: Path) -> None
     assert [(r["_row_number"], r["rule"]) for r in view_quarantine(warehouse, family)] == [
         (3, "total_is_request_plus_response")
     ]
+    assert (check.metadata["units_validated"].value, check.metadata["units_reused"].value) == (1, 0)
+
+    again = dg.materialize([stand_in(family), *checks_for(family)], resources=resource_defs(warehouse))
+    reused = evaluations(again)[(family, "total_is_request_plus_response")]  # nothing changed: stored result
+    assert (reused.metadata["units_validated"].value, reused.metadata["units_reused"].value) == (0, 1)
+    assert not reused.passed and reused.metadata["count"].value == 1
+    assert reused.metadata["data_docs"].value == check.metadata["data_docs"].value  # the page stands
 
 
 def _break_seren_parquet(settings: Settings, select: str) -> None:

@@ -13,6 +13,7 @@ from pipelines.families.registry import fixed_files
 from pipelines.families.upstream import UpstreamFile, discover_utilization
 from pipelines.lake.loader import LoadResult, SourceFile, load_file
 from pipelines.settings import Settings
+from pipelines.validate.data_docs import render
 from pipelines.validate.outcomes import FamilyValidation
 from pipelines.validate.validation import validate_family
 from pipelines.warehouse.db import writer
@@ -106,7 +107,11 @@ def load_path(settings: Settings, name: str, path: Path, origin: str = "syntheti
 
 
 def validate(settings: Settings, family: str, *, docs: bool = False) -> FamilyValidation:
-    return validate_family(settings, family, publish_docs=docs)
+    """Validate ``family``; with ``docs``, also render its Data Docs pages as a run's ``docs/gx`` does."""
+    result = validate_family(settings, family, publish_docs=docs)
+    if docs:
+        render(settings)
+    return result
 
 
 def lake_quarantine(settings: Settings, family: str) -> list[dict]:

@@ -6,8 +6,8 @@ import duckdb
 
 from expectations.rules import Rule, between
 from pipelines.defs.check_metadata import md_table
-from pipelines.validate.outcomes import RuleOutcome
 from pipelines.validate.findings import details_sql
+from pipelines.validate.outcomes import RuleOutcome
 
 RULE = Rule(
     "gpu_time_is_duration_times_gpu_num",
