@@ -161,30 +161,28 @@ TARGETS = (
 )
 
 
+# Where each target's measure is read: a ratio, or an attribute of a stage's summary.
+MEASURED_BY = {
+    "load_throughput": "ratios.load_over_bare_read",
+    "pipeline_vs_pandas": "ratios.pipeline_over_pandas",
+    "pipeline_total_time": "stages.pipeline_total.wall_s",
+    "pipeline_total_memory": "stages.pipeline_total.peak_rss_mb",
+    "memory_flat": "ratios.memory_4x_over_1x",
+    "refresh": "ratios.refresh_over_full",
+    "validation_cost": "ratios.validate_over_load",
+    "refresh_validation": "ratios.refresh_validate_over_validate",
+    "utilization_validation_time": "ratios.validate_utilization_over_load",
+    "utilization_validation_memory": "stages.validate_utilization.peak_rss_mb",
+}
+
+
 def _measured(
     key: str, stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio]
 ) -> tuple[float | None, str]:
-    if key == "load_throughput":
-        return ratios["load_over_bare_read"].value, "ratios.load_over_bare_read"
-    if key == "pipeline_vs_pandas":
-        return ratios["pipeline_over_pandas"].value, "ratios.pipeline_over_pandas"
-    if key == "pipeline_total_time":
-        return _attr(stages, "pipeline_total", "wall_s"), "stages.pipeline_total.wall_s"
-    if key == "pipeline_total_memory":
-        return _attr(stages, "pipeline_total", "peak_rss_mb"), "stages.pipeline_total.peak_rss_mb"
-    if key == "memory_flat":
-        return ratios["memory_4x_over_1x"].value, "ratios.memory_4x_over_1x"
-    if key == "refresh":
-        return ratios["refresh_over_full"].value, "ratios.refresh_over_full"
-    if key == "validation_cost":
-        return ratios["validate_over_load"].value, "ratios.validate_over_load"
-    if key == "refresh_validation":
-        return ratios["refresh_validate_over_validate"].value, "ratios.refresh_validate_over_validate"
-    if key == "utilization_validation_time":
-        return ratios["validate_utilization_over_load"].value, "ratios.validate_utilization_over_load"
-    if key == "utilization_validation_memory":
-        return _attr(stages, "validate_utilization", "peak_rss_mb"), "stages.validate_utilization.peak_rss_mb"
-    raise KeyError(key)
+    source = MEASURED_BY[key]
+    kind, name, *attr = source.split(".")
+    value = ratios[name].value if kind == "ratios" else _attr(stages, name, attr[0])
+    return value, source
 
 
 def _fmt(value: float, unit: str) -> str:

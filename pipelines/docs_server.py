@@ -3,8 +3,9 @@
 A browser does not open a ``file://`` link from an http page such as the Dagster UI, so the links in the
 assets' and checks' metadata point here instead: ``<docs url>/docs/...`` and ``<docs url>/report/...``,
 files under ``$WAREHOUSE_DIR/docs`` and ``$WAREHOUSE_DIR/report`` (nothing else of the warehouse is
-served). Data Docs pages that checks queued but no ``docs/gx`` run rendered yet are rendered on request. The docs URL is a setting (``TRACE_DOCS_URL``, default ``http://127.0.0.1:$TRACE_DOCS_PORT``, port
-3001); ``make dev`` starts this server beside the UI.
+served). Data Docs pages that checks queued but no ``docs/gx`` run rendered yet are rendered on request.
+The docs URL is a setting (``TRACE_DOCS_URL``, default ``http://127.0.0.1:$TRACE_DOCS_PORT``, port 3001);
+``make dev`` starts this server beside the UI.
 """
 
 from __future__ import annotations
@@ -63,10 +64,14 @@ def _index(settings: Settings) -> bytes:
     ).encode()
 
 
+def _served_path(request_path: str) -> str:
+    """The request's path under the warehouse, after ``..`` and ``%2e`` are resolved as the handler does."""
+    return posixpath.normpath(unquote(urlsplit(request_path).path)).lstrip("/")
+
+
 def _top_folder(request_path: str) -> str:
-    """The first folder of the request's path, after ``..`` and ``%2e`` are resolved as the handler does."""
-    normal = posixpath.normpath(unquote(urlsplit(request_path).path))
-    return normal.lstrip("/").split("/", 1)[0]
+    """The first folder of the request's path."""
+    return _served_path(request_path).split("/", 1)[0]
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -86,23 +91,17 @@ class _Handler(SimpleHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
         elif top in SERVED:
-            if self._wants_data_docs():
-                self._render_queued_data_docs()
+            self._render_queued_data_docs()
             super().do_GET()
         else:
             self.send_error(404, "only docs/ and report/ are served")
 
-    def _wants_data_docs(self) -> bool:
-        normal = posixpath.normpath(unquote(urlsplit(self.path).path)).lstrip("/")
-        return (
-            normal.startswith("docs/gx/")
-            and (self.settings.docs_dir / "gx-context" / "pending.json").exists()
-        )
-
     def _render_queued_data_docs(self) -> None:
         """Checks that ran without the ``docs/gx`` asset queued their pages: render them before serving."""
-        from pipelines.validate.data_docs import render
+        from pipelines.validate.data_docs import has_queued_pages, render
 
+        if not _served_path(self.path).startswith("docs/gx/") or not has_queued_pages(self.settings):
+            return
         with _render_lock:
             try:
                 render(self.settings)

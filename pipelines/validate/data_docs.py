@@ -265,6 +265,11 @@ def _pending_path(settings: Settings) -> Path:
     return context_dir(settings) / "pending.json"
 
 
+def has_queued_pages(settings: Settings) -> bool:
+    """Whether checks recorded results whose pages ``render`` has not built yet."""
+    return _pending_path(settings).exists()
+
+
 def _lock(settings: Settings) -> FileLock:
     context_dir(settings).mkdir(parents=True, exist_ok=True)
     return FileLock(str(context_dir(settings) / ".publish.lock"))
@@ -316,7 +321,7 @@ def render(settings: Settings) -> int:
     """Render the pages queued by ``record`` since the last render, and the index: once per run, not once
     per family (Dagster's ``docs/gx`` asset, the docs server on a request, the benchmark). Returns the
     number of pages rendered."""
-    if not _pending_path(settings).exists():
+    if not has_queued_pages(settings):
         return 0
     from great_expectations.data_context.types.resource_identifiers import (
         ExpectationSuiteIdentifier,
@@ -336,10 +341,3 @@ def render(settings: Settings) -> int:
             ctx.build_data_docs(site_names=[SITE_NAME], resource_identifiers=keys)
         _pending_path(settings).unlink(missing_ok=True)
     return len(keys)
-
-
-def publish(settings: Settings, collector: DocsCollector) -> Published:
-    """``record`` and ``render`` at once (one family validated on its own)."""
-    published = record(settings, collector)
-    render(settings)
-    return published

@@ -111,17 +111,19 @@ class LakeSession:
         self.source = source
         self.engine = source.get_execution_engine().engine
         # Global settings of this (in-process) database, shared by GX's connections and ours.
-        self.execute(
-            f"set global memory_limit = '{VALIDATION_DUCKDB_MEMORY}'; "
-            f"set global temp_directory = '{tmp / ('spill-' + token)}'; set global TimeZone = 'UTC'; "
-            "set global parquet_metadata_cache = true"
-        )
+        for setting in (
+            f"memory_limit = '{VALIDATION_DUCKDB_MEMORY}'",
+            f"temp_directory = '{tmp / ('spill-' + token)}'",
+            "TimeZone = 'UTC'",
+            "parquet_metadata_cache = true",
+        ):
+            self.execute(f"set global {setting}")
         self._batches: dict[str, Any] = {}
 
     def execute(self, sql: str) -> None:
+        """Run one statement (committed)."""
         with self.engine.begin() as con:
-            for statement in (s for s in sql.split(";") if s.strip()):
-                con.exec_driver_sql(statement)
+            con.exec_driver_sql(sql)
 
     def rows(self, sql: str) -> list[dict[str, Any]]:
         with self.engine.connect() as con:

@@ -280,9 +280,14 @@ def _reusable(record: Record | None, key: str) -> bool:
     return record is not None and record.key == key
 
 
-def _fails_structure(suite: Suite, record: Record | None) -> bool:
-    counts = record.rules.get(suite.structural_rule.name) if record else None
-    return bool(counts and counts.count)
+def _blocked(suite: Suite, unit_ids: Iterable[str], new: dict[str, Record], stored: FamilyResults) -> bool:
+    """Whether any unit fails the structural rule (its new record, else its stored one)."""
+    for uid in unit_ids:
+        record = new.get(uid) or stored.units.get(uid)
+        counts = record.rules.get(suite.structural_rule.name) if record else None
+        if counts and counts.count:
+            return True
+    return False
 
 
 def _outcomes(
@@ -364,7 +369,7 @@ def validate_family(
         with LakeSession(settings, family) as session:
             run = _Run(settings, suite, session, stored, say)
             new = run.structural(changed) if changed else {}
-            blocked = any(_fails_structure(suite, new.get(uid) or stored.units.get(uid)) for uid in current)
+            blocked = _blocked(suite, current, new, stored)
             if not blocked:
                 if changed:
                     run.rows(changed, new)
@@ -376,7 +381,7 @@ def validate_family(
                     stored.units[unit.id] = record
             run_errors, evaluated, docs = run.errors, run.evaluated, run.docs
     else:
-        blocked = any(_fails_structure(suite, stored.units.get(uid)) for uid in current)
+        blocked = _blocked(suite, current, {}, stored)
     outcomes = _outcomes(suite, stored, units, run_errors)
     result = FamilyValidation(family, outcomes)
     result.units_validated = len(changed)
