@@ -24,7 +24,7 @@ PHASE_STAGES: dict[str, tuple[str, ...]] = {
     "report": ("report",),
     "pipeline_total": ("pipeline_total",),
     "baselines": ("bare_read", "pandas_notebook"),
-    "refresh": ("refresh_load", "refresh_validate", "refresh_dbt"),
+    "refresh": ("refresh_load", "refresh_validate", "refresh_dbt", "refresh_unchanged"),
     "memory": (*(f"memory_{f:g}x" for f in MEMORY_FACTORS), "validate_utilization"),
     "calibration": ("calibration_load", "calibration_dbt"),
 }

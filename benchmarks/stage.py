@@ -41,6 +41,7 @@ STAGES: dict[str, str] = {
     "report": "benchmarks.stages.report:run",
     "pipeline": "benchmarks.stages.pipeline:run",
     "refresh": "benchmarks.stages.refresh:run",
+    "refresh_unchanged": "benchmarks.stages.refresh:run_unchanged",
     "bare_read": "benchmarks.baselines.duckdb_read:run",
     "pandas_notebook": "benchmarks.baselines.pandas_notebook:run",
 }

@@ -158,6 +158,7 @@ TARGETS = (
         "utilization_validation_time", "a utilization file validates in less time than it loads", 1.0, "×"
     ),
     Target("utilization_validation_memory", "… in bounded memory (< 2 GB)", 2048.0, "MiB"),
+    Target("refresh_unchanged", "a refresh with nothing changed upstream < 3 s of work", 3.0, "s", True),
 )
 
 
@@ -173,6 +174,7 @@ MEASURED_BY = {
     "refresh_validation": "ratios.refresh_validate_over_validate",
     "utilization_validation_time": "ratios.validate_utilization_over_load",
     "utilization_validation_memory": "stages.validate_utilization.peak_rss_mb",
+    "refresh_unchanged": "stages.refresh_unchanged.work_s",
 }
 
 

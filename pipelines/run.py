@@ -117,7 +117,7 @@ def _execute(settings: Settings, selection: str | None, terminal: TextIO | None)
     from pipelines.defs.checks import family_asset_checks
     from pipelines.defs.instance import open_instance
     from pipelines.defs.resources import resource_defs
-    from pipelines.defs.run_events import plan_of, run_job, with_loggers
+    from pipelines.defs.run_events import plan_of, run_job, seconds_by_layer, with_loggers
 
     chosen = dg.AssetSelection.from_string(selection) if selection else None
     job = run_job(
@@ -141,14 +141,16 @@ def _execute(settings: Settings, selection: str | None, terminal: TextIO | None)
             raise_on_error=False,
             tags={"trace-warehouse/source": settings.source},
         )
+        stages = seconds_by_layer(instance, result.run_id, plan)
     step_assets = {step: keys[0] for step, keys in plan.step_assets.items() if len(keys) == 1}
     selected = {key for keys in plan.step_assets.values() for key in keys}
-    return result, step_assets, selected
+    return result, step_assets, selected, stages
 
 
 def run_pipeline(settings: Settings, selection: str | None, *, verbose: bool = False) -> int:
     """Materialize ``selection`` (default: everything). Progress on stdout, logs to a file (``verbose``:
     Dagster's and dbt's logs on the terminal, as they come)."""
+    from pipelines.defs.file_checks import files_failed
     from pipelines.validate.summary import format_check_summary
 
     log_path = None if verbose else new_log_path(settings)
@@ -159,9 +161,12 @@ def run_pipeline(settings: Settings, selection: str | None, *, verbose: bool = F
         writer_lock(settings, wait_message=waiting),
         capture_output(log_path) if log_path else nullcontext(None) as terminal,
     ):
-        result, step_assets, selected = _execute(settings, selection, terminal)
+        result, step_assets, selected, stages = _execute(settings, selection, terminal)
     print(format_summary(_collect(result, step_assets, selected), time.monotonic() - started))
-    print(format_check_summary(result.get_asset_check_evaluations()))
+    if stages:
+        print("time by stage: " + " · ".join(f"{layer} {sec:.1f}s" for layer, sec in stages.items()))
+    checks = result.get_asset_check_evaluations()
+    print(format_check_summary(checks))
     if log_path is not None:
         print(f"full log (Dagster and dbt): {log_path}")
-    return 0 if result.success else 1
+    return 0 if result.success and not files_failed(checks) else 1

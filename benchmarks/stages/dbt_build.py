@@ -1,8 +1,9 @@
 """``dbt_build``: ``dbt build`` of the whole dbt project over the warehouse (models, seeds, data tests), as
 the Dagster dbt assets run it: a ``dbt`` subprocess with the settings' environment.
 
-With ``incremental`` the incremental facts replace only the raw partitions pending since the last build
-(the refresh); without, every partition is rebuilt; either way the pending partitions are consumed
+With ``incremental`` (the refresh) only the lineage of the families with pending partitions is built, as
+the upstream-change sensor's run of a family does, and the incremental facts replace only those partitions;
+without, every partition is rebuilt; either way the pending partitions are consumed
 afterwards, as the asset does. With ``select`` (dbt model names) only those models, their parents and the
 seeds are built, without tests (the calibration's marts). Target (and log) folder goes to the benchmark's work
 folder, so a run never touches ``dbt_project/target``. Unavailable until dbt_project/ exists."""
@@ -27,6 +28,7 @@ def run(ctx: StageContext) -> StageOutput:
         consume_partitions,
         dbt_build_args,
         dbt_executable,
+        lineage_select,
         pending_partitions,
         run_dbt,
     )
@@ -53,7 +55,9 @@ def run(ctx: StageContext) -> StageOutput:
     keys = sorted(set().union(*waiting.values())) if ctx.params.get("incremental") else None
     select = [f"+{name}" for name in ctx.params.get("select", [])]
     models_only = ["build", "--select", *select, "--resource-type", "model", "seed"]
-    command = models_only if select else dbt_build_args(keys)
+    changed = sorted(fam for fam, waiting_keys in waiting.items() if waiting_keys)
+    lineage = lineage_select(changed) if keys is not None and changed else []
+    command = models_only if select else dbt_build_args(keys) + lineage
     proc = run_dbt(settings, command, engine=engine, target_dir=target, capture=True)
     if proc.returncode == 0 and not select:
         consume_partitions(settings, waiting, fact_models())
@@ -71,5 +75,6 @@ def run(ctx: StageContext) -> StageOutput:
             "exit_code": proc.returncode,
             "summary": summary[-1].strip() if summary else "",
             "partition_keys": keys,
+            "select": lineage[1:],
         },
     )

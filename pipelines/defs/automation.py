@@ -16,6 +16,9 @@ from pipelines.defs.keys import landing_key, raw_key
 from pipelines.settings import Settings
 
 REFRESH_JOB = "refresh"
+TRIGGER_TAG = "trace-warehouse/trigger"
+# Runs the automation launched (not a user): their dbt step is skipped when no raw partition changed.
+AUTOMATIC_TRIGGERS = frozenset({"schedule", "upstream-change"})
 EVERYTHING = dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()
 
 
@@ -24,7 +27,7 @@ def refresh_job() -> dg.UnresolvedAssetJobDefinition:
         REFRESH_JOB,
         selection=EVERYTHING,
         description="Fetch what changed upstream, load changed files, validate, rebuild changed partitions.",
-        tags={"trace-warehouse/trigger": "schedule"},
+        tags={TRIGGER_TAG: "schedule"},
     )
 
 
@@ -58,7 +61,7 @@ def run_requests_for_changes(changes, asset_graph) -> list[dg.RunRequest]:
                 asset_selection=keys,
                 asset_check_keys=sorted(checks, key=str),
                 tags={
-                    "trace-warehouse/trigger": "upstream-change",
+                    TRIGGER_TAG: "upstream-change",
                     "trace-warehouse/family": family,
                     "trace-warehouse/changed-files": ", ".join(
                         sorted(c.mirror_path.rsplit("/", 1)[-1] for c in items)

@@ -23,6 +23,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject, dbt_assets
 
+from pipelines.defs.automation import AUTOMATIC_TRIGGERS, TRIGGER_TAG
 from pipelines.defs.keys import DBT, DOCS_KEY, REPORT_GROUP, WAREHOUSE, settings_of
 from pipelines.docs_server import docs_link
 from pipelines.settings import Settings, exported
@@ -91,6 +92,10 @@ def dbt_models_assets(settings: Settings, engine: str | None = None) -> dg.Asset
             waiting = build.pending_partitions(settings)
             full = context.run.tags.get(FULL_REBUILD_TAG) == "full"
             keys = None if full else sorted(set().union(*waiting.values()))
+            automatic = context.run.tags.get(TRIGGER_TAG) in AUTOMATIC_TRIGGERS
+            if automatic and keys == [] and (target_dir(project) / "run_results.json").exists():
+                context.log.info("no raw partition changed since the last dbt build: dbt is not invoked")
+                return
             if keys is None:
                 context.log.info("full rebuild: every partition of the incremental facts")
             else:

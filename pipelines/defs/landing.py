@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from pipelines.defs.file_checks import FILES_LANDED, file_check_results, file_check_spec
 from pipelines.defs.keys import LANDING_GROUP, TRACE_SOURCE, WAREHOUSE, landing_key, settings_of
 from pipelines.families.registry import Family, all_families, files_for
 from pipelines.families.upstream import discover_utilization
@@ -15,6 +16,7 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
         description=f"Upstream CSV files of `{fam.catalog_name}` copied into landing/: {fam.description}.",
         tags={"source": fam.source},
         required_resource_keys={WAREHOUSE, TRACE_SOURCE},
+        check_specs=[file_check_spec(FILES_LANDED, landing_key(fam.key))],
     )
     def _landing(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
         from pipelines.sources.landing import land_files, list_utilization
@@ -31,13 +33,14 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
         result = land_files(settings, files, progress=context.log.info, source=context.resources.trace_source)
         for path, why in skipped:
             context.log.warning(f"not fetched: {path} ({why})")
-        if result.errors:
-            for err in result.errors:
-                context.log.error(str(err))
+        for err in result.errors:
+            context.log.error(str(err))
+        if result.errors and not result.landed:
             raise dg.Failure(
                 f"{len(result.errors)} of {len(files)} file(s) of {fam.catalog_name} could not be landed:\n"
                 + "\n".join(str(e) for e in result.errors),
             )
+        failures = [(e.mirror_path, f"{e.reason} (from {e.location})") for e in result.errors]
         landed = sorted(result.landed, key=lambda f: f.mirror_path)
         table = "\n".join(
             f"| `{f.mirror_path}` | {f.bytes:,} | `{f.sha256[:12]}…` | {f.origin} | {'yes' if f.changed else 'no'} |"
@@ -56,7 +59,9 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
                     "| file | bytes | sha256 | origin | changed |\n|---|---:|---|---|---|\n" + table
                 ),
                 "not_fetched": dg.MetadataValue.json([{"path": p, "why": w} for p, w in skipped]),
-            }
+                "files_failed": dg.MetadataValue.json([{"file": f, "reason": r} for f, r in failures]),
+            },
+            check_results=file_check_results(context, FILES_LANDED, len(files), failures),
         )
 
     return _landing

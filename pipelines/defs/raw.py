@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from pipelines.defs.file_checks import FILES_LOADED, file_check_results, file_check_spec
 from pipelines.defs.keys import RAW_GROUP, WAREHOUSE, landing_key, raw_key, settings_of
 from pipelines.families.registry import Family, all_families
 from pipelines.lake.family_load import files_table, landed_sources, load_family, summarize
@@ -20,6 +21,7 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
         description=f"`raw.{fam.key}`: {fam.description}. Partitioned Parquet under lake/raw/{fam.key}/.",
         tags={"source": fam.source},
         required_resource_keys={WAREHOUSE},
+        check_specs=[file_check_spec(FILES_LOADED, raw_key(fam.key))],
     )
     def _raw(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
         settings = settings_of(context)
@@ -29,18 +31,20 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
         results, errors = loaded.results, loaded.errors
         for exc in errors:
             context.log.error(str(exc))
-        if errors:
+        if errors and not results:
             raise dg.Failure(
-                f"{len(errors)} of {len(results) + len(errors)} file(s) of {fam.catalog_name} could not be "
-                "loaded:\n" + "\n".join(str(e) for e in errors),
-                metadata=metadata(results) if results else None,
+                f"none of the {len(errors)} file(s) of {fam.catalog_name} could be loaded:\n"
+                + "\n".join(str(e) for e in errors)
             )
+        failures = [(e.path, e.reason) for e in errors]
         return dg.MaterializeResult(
             metadata={
                 **metadata(results),
                 "partitions_changed": dg.MetadataValue.json(loaded.changed),
                 "partitions_pending_dbt": len(loaded.pending),
-            }
+                "files_failed": dg.MetadataValue.json([{"file": f, "reason": r} for f, r in failures]),
+            },
+            check_results=file_check_results(context, FILES_LOADED, len(results) + len(errors), failures),
         )
 
     return _raw

@@ -157,3 +157,23 @@ def with_loggers(
         loggers["progress"] = progress_logger(plan, sink)
         config["progress"] = {}
     return job.with_logger_defs(loggers), {"loggers": config}
+
+
+def seconds_by_layer(instance: dg.DagsterInstance, run_id: str, plan: RunPlan) -> dict[str, float]:
+    """Wall seconds of the run's steps, summed per layer (landing, raw, checks, dbt, reports), in run order."""
+    kinds = {
+        dg.DagsterEventType.STEP_START,
+        dg.DagsterEventType.STEP_SUCCESS,
+        dg.DagsterEventType.STEP_FAILURE,
+    }
+    started: dict[str, float] = {}
+    out: dict[str, float] = {}
+    for record in instance.all_logs(run_id, of_type=kinds):
+        step = record.step_key or ""
+        if record.dagster_event_type == dg.DagsterEventType.STEP_START:
+            started[step] = record.timestamp
+        elif step in started:
+            assets = plan.step_assets.get(step, ())
+            layer = layer_of(assets[0]) if assets else "checks"
+            out[layer] = out.get(layer, 0.0) + record.timestamp - started.pop(step)
+    return out

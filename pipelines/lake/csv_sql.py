@@ -37,17 +37,20 @@ def read_lines_sql(path: str, *, store_rejects: bool) -> str:
     )
 
 
-def numbered_lines_sql(path: str, *, shifted: bool) -> str:
+def numbered_lines_sql(path: str, *, shifted: bool, offset: int = 0) -> str:
     """Lines with their true line number in the file (header = line 1).
 
     ``shifted``: the temp table ``_line_gaps(gap, shift)`` holds, for the undecodable lines, how many decodable
     lines precede them; an ASOF join then shifts each ordinal past the undecodable lines before it.
+    ``offset``: added to every data line's number (``path`` holds the header and an appended tail whose first
+    line follows ``offset`` data lines of the whole file).
     """
     base = read_lines_sql(path, store_rejects=False)
+    shift = f" + {int(offset)}" if offset else ""
     if not shifted:
-        return f"select rtrim(line, chr(13)) as line, _ordinal as _row_number from ({base})"
+        return f"select rtrim(line, chr(13)) as line, _ordinal{shift} as _row_number from ({base})"
     return (
-        f"select rtrim(n.line, chr(13)) as line, n._ordinal + coalesce(g.shift, 0) as _row_number "
+        f"select rtrim(n.line, chr(13)) as line, n._ordinal + coalesce(g.shift, 0){shift} as _row_number "
         f"from ({base}) n asof left join _line_gaps g on n._ordinal > g.gap"
     )
 
@@ -60,10 +63,13 @@ select gap, max(j) as shift from (
 ) group by gap
 """
 
-ENCODING_REJECTS_SQL = """
-select cast(line as bigint) as _row_number, trim(csv_line, chr(10) || chr(13)) as raw_text, error_type, error_message
-from reject_errors order by line
-"""
+
+def encoding_rejects_sql(offset: int = 0) -> str:
+    """The lines DuckDB could not decode, numbered as in ``numbered_lines_sql`` with the same ``offset``."""
+    return (
+        f"select cast(line as bigint) + {int(offset)} as _row_number, trim(csv_line, chr(10) || chr(13)) "
+        "as raw_text, error_type, error_message from reject_errors order by line"
+    )
 
 
 def fields_sql() -> str:

@@ -59,7 +59,10 @@ def load_family(settings: Settings, family_key: str, log: Callable[[str], None] 
             out.errors.append(exc)
             continue
         st = result.state
-        verb = "unchanged" if result.skipped else f"loaded in {result.seconds:.1f}s"
+        verb = {
+            "unchanged": "unchanged",
+            "append": f"{result.lines_parsed:,} appended lines parsed in {result.seconds:.1f}s",
+        }.get(result.mode, f"loaded in {result.seconds:.1f}s")
         say(f"{st.mirror_path}: {st.loaded:,} rows, {st.rejected:,} rejected ({verb})")
         out.results.append(result)
     out.changed = sorted({k for r in out.results if r.swap for k in (*r.swap.written, *r.swap.removed)})
@@ -94,6 +97,8 @@ def summarize(results: list[LoadResult]) -> dict[str, object]:
         "lines_loaded": sum(s.loaded for s in states),
         "files": len(states),
         "files_unchanged": sum(r.skipped for r in results),
+        "files_appended": sum(r.mode == "append" for r in results),
+        "lines_parsed": sum(r.lines_parsed for r in results),
         "partitions": len({p.key for s in states for p in s.partitions}),
         "partitions_written": sum(len(r.swap.written) for r in results if r.swap),
         "partitions_unchanged": sum(len(r.swap.unchanged) for r in results if r.swap),

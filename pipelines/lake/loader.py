@@ -3,7 +3,8 @@
 Every data line of the file ends up in exactly one place — a row under ``lake/raw/<family>/`` or a reject
 under ``lake/rejects/<family>/`` — and the counts are checked before anything is published:
 ``lines = loaded + rejected``. Work happens in an in-memory DuckDB (no lock on ``trace.duckdb``), staged
-next to the lake and swapped in partition by partition (see ``lake.publish``).
+next to the lake and swapped in partition by partition (see ``lake.publish``). A file that only grew by
+appended lines has just those parsed (``pipelines/lake/append.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pipelines.families.registry import family
 from pipelines.families.schemas import FileSchema
 from pipelines.families.upstream import UpstreamFile
 from pipelines.lake import csv_sql as q
+from pipelines.lake.append import appended_at, merge_partitions, write_tail
 from pipelines.lake.atomic import replacing
 from pipelines.lake.header import LoadError, check_header, read_header
 from pipelines.lake.relation import PARTITION_DIR_PREFIX, partitioned_scan
@@ -63,6 +65,8 @@ class LoadResult:
     state: FileLoadState
     swap: SwapResult | None  # None when the file was unchanged and nothing was done
     seconds: float
+    mode: str  # unchanged | full (every line parsed) | append (only the lines appended since the last load)
+    lines_parsed: int  # data lines this load read and parsed
 
     @property
     def skipped(self) -> bool:
@@ -147,9 +151,11 @@ def _wide_select(src: SourceFile, header: list[str], origin: str, loaded_at: str
     )
 
 
-def _checked_cte(src: SourceFile, schema: FileSchema, header: list[str], shifted: bool) -> str:
-    numbered = q.numbered_lines_sql(str(src.path), shifted=shifted)
-    parsed = f"select line, _row_number, {q.fields_sql()} as f from ({numbered}) where _row_number > 1"
+def _checked_cte(path: Path, schema: FileSchema, header: list[str], shifted: bool, offset: int) -> str:
+    numbered = q.numbered_lines_sql(str(path), shifted=shifted, offset=offset)
+    parsed = (
+        f"select line, _row_number, {q.fields_sql()} as f from ({numbered}) where _row_number > {1 + offset}"
+    )
     if schema.layout == "wide":
         parsed = f"select *, {q.BAD_CELL_SQL} as _bad_cell from ({parsed})"
         reason, column = q.wide_reason_sql(header)
@@ -166,35 +172,38 @@ def _content_hash_sql(staging: Path, columns: list[str]) -> str:
     )
 
 
-def load_file(settings: Settings, src: SourceFile, *, force: bool = False) -> LoadResult:
-    """Load ``src`` into the lake; a file already loaded with the same sha256 is left alone."""
-    started = time.monotonic()
+@dataclass
+class _Parsed:
+    """What parsing a file (or its appended tail) into a staging folder gave."""
+
+    lines: int
+    rejected: int  # rejects now in the file's rejects Parquet (kept ones included)
+    written: int  # rows (values, for wide files) staged
+    columns: list[list[str]]
+    partitions: list[PartitionState]  # of the staged rows (after a tail: of the whole file, merged)
+
+
+def _parse(
+    settings: Settings, src: SourceFile, read_path: Path, staging: Path, loaded_at: str,
+    header: list[str], *, offset: int = 0, kept_rejects: Path | None = None,
+) -> _Parsed:  # fmt: skip
+    """Parse ``read_path`` (the file, or its header and appended tail with ``offset`` data lines before it)
+    into partitioned Parquet under ``staging`` and its rejects into the file's rejects Parquet (after the
+    rejects in ``kept_rejects``)."""
     fam = family(src.upstream.family)
     schema = fam.schema
-    stem = src.upstream.stem
-    old = read_state(settings, fam.key, stem)
-    if not force and old is not None and old.sha256 == src.sha256 and outputs_present(settings, old):
-        return LoadResult(old, None, time.monotonic() - started)
-
-    header = read_header(src.path)
-    check_header(src.path, header, schema)
-    loaded_at = datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
-    origin = _origin_sql(src.origin, src.real_lines)
-    staging = family_raw_dir(settings, fam.key) / f".staging-{stem}-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-
     con = _connect(settings)
     try:
         n_decodable = _scalar(
-            con, f"select count(_ordinal) from ({q.read_lines_sql(str(src.path), store_rejects=True)})"
+            con, f"select count(_ordinal) from ({q.read_lines_sql(str(read_path), store_rejects=True)})"
         )
-        undecodable = con.execute(q.ENCODING_REJECTS_SQL).fetchall()
+        undecodable = con.execute(q.encoding_rejects_sql(offset)).fetchall()
         if undecodable:
             con.execute(q.LINE_GAPS_SQL)
         lines = n_decodable + len(undecodable) - 1  # the header is not a data line
-        checked = _checked_cte(src, schema, header, shifted=bool(undecodable))
-
-        rejected = _write_rejects(con, settings, src, checked, loaded_at)
+        checked = _checked_cte(read_path, schema, header, bool(undecodable), offset)
+        rejected = _write_rejects(con, settings, src, checked, loaded_at, offset, kept_rejects)
+        origin = _origin_sql(src.origin, src.real_lines)
         body = (
             _wide_select(src, header, origin, loaded_at)
             if schema.layout == "wide"
@@ -209,32 +218,96 @@ def load_file(settings: Settings, src: SourceFile, *, force: bool = False) -> Lo
             "(format parquet, partition_by (_partition), compression zstd, overwrite_or_ignore true)",
         )
         _merge_split_partitions(con, staging)
-        partitions = (
-            [
-                PartitionState(key, int(n), f"{n}:{x}:{s}")
-                for key, n, x, s in con.execute(
-                    _content_hash_sql(staging, [c[0] for c in columns])
-                ).fetchall()
-            ]
-            if written
-            else []
+        hashes = (
+            con.execute(_content_hash_sql(staging, [c[0] for c in columns])).fetchall() if written else []
         )
     finally:
         con.close()
+    partitions = [PartitionState(key, int(n), f"{n}:{x}:{s}") for key, n, x, s in hashes]
+    return _Parsed(lines, rejected, int(written), [c for c in columns if c[0] != "_partition"], partitions)
 
-    if schema.layout == "wide":
-        loaded = lines - rejected
-        values, empty = int(written), loaded * (len(header) - 1) - int(written)
+
+def _parse_tail(
+    settings: Settings, src: SourceFile, old: FileLoadState, at: int, staging: Path, loaded_at: str,
+    header: list[str],
+) -> _Parsed | None:  # fmt: skip
+    """Parse the lines appended after byte ``at``, numbered after the file's ``old.lines``, and stage the
+    partitions they touch; None (nothing staged) when they do not give the columns the file had (its schema
+    changed since): then the file is parsed whole."""
+    tail_file = settings.warehouse_dir / ".tmp" / f"{old.family}-{old.stem}-tail-{os.getpid()}.csv"
+    tail_file.parent.mkdir(parents=True, exist_ok=True)
+    rejects = rejects_path(settings, old.family, old.stem)
+    try:
+        write_tail(src.path, at, tail_file)
+        tail = _parse(
+            settings, src, tail_file, staging, loaded_at, header, offset=old.lines, kept_rejects=rejects
+        )
+    except BaseException:
+        rejects.unlink(missing_ok=True)  # it may hold the tail's rejects already: the next load parses whole
+        raise
+    finally:
+        tail_file.unlink(missing_ok=True)
+    if tail.columns != old.columns:
+        shutil.rmtree(staging, ignore_errors=True)
+        return None
+    if tail.written:
+        con = _connect(settings)
+        try:
+            tail.partitions = merge_partitions(con, settings, old, tail.partitions, staging)
+        finally:
+            con.close()
     else:
-        loaded, values, empty = int(written), None, None
-        if loaded + rejected != lines:
+        tail.partitions = old.partitions
+    return tail
+
+
+def load_file(settings: Settings, src: SourceFile, *, force: bool = False) -> LoadResult:
+    """Load ``src`` into the lake; a file already loaded with the same sha256 is left alone, and a file that
+    only grew by whole lines appended to what was loaded has just those lines parsed."""
+    started = time.monotonic()
+    fam = family(src.upstream.family)
+    schema = fam.schema
+    stem = src.upstream.stem
+    old = read_state(settings, fam.key, stem)
+    if not force and old is not None and old.sha256 == src.sha256 and outputs_present(settings, old):
+        return LoadResult(old, None, time.monotonic() - started, "unchanged", 0)
+
+    header = read_header(src.path)
+    check_header(src.path, header, schema)
+    loaded_at = datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
+    size = src.path.stat().st_size
+    staging = family_raw_dir(settings, fam.key) / f".staging-{stem}-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    appendable = old is not None and not force and outputs_present(settings, old)
+    at = appended_at(old, src.path) if appendable and old is not None else None
+    tail = _parse_tail(settings, src, old, at, staging, loaded_at, header) if at is not None and old else None
+    if tail is not None and old is not None:
+        parsed = _Parsed(old.lines + tail.lines, tail.rejected, tail.written, old.columns, tail.partitions)
+        mode, kept_loaded, kept_rejected, kept_values = "append", old.loaded, old.rejected, old.values or 0
+    else:
+        parsed = tail = _parse(settings, src, src.path, staging, loaded_at, header)
+        mode, kept_loaded, kept_rejected, kept_values = "full", 0, 0, 0
+
+    tail_rejected = tail.rejected - kept_rejected
+    if schema.layout == "wide":
+        loaded = parsed.lines - parsed.rejected
+        values = kept_values + tail.written
+        empty = loaded * (len(header) - 1) - values
+    else:
+        loaded = kept_loaded + tail.written
+        values, empty = None, None
+        if tail.written + tail_rejected != tail.lines:
             shutil.rmtree(staging, ignore_errors=True)
+            if mode == "append":  # its rejects now hold the tail's: the next load parses the file whole
+                rejects_path(settings, fam.key, stem).unlink(missing_ok=True)
             raise LoadError(
-                src.path, f"line counts do not reconcile: {lines} lines, {loaded} loaded, {rejected} rejected"
+                src.path,
+                f"line counts do not reconcile: {tail.lines} lines parsed ({mode}), {tail.written} loaded, "
+                f"{tail_rejected} rejected",
             )
 
     swap = publish(
-        settings, fam.key, stem, staging, {p.key: p.content_hash for p in partitions},
+        settings, fam.key, stem, staging, {p.key: p.content_hash for p in parsed.partitions},
         old.partition_hashes() if old else {},
     )  # fmt: skip
     state = FileLoadState(
@@ -243,22 +316,25 @@ def load_file(settings: Settings, src: SourceFile, *, force: bool = False) -> Lo
         stem=stem,
         sha256=src.sha256,
         data_origin=src.origin,
-        lines=lines,
+        lines=parsed.lines,
         loaded=loaded,
-        rejected=rejected,
+        rejected=parsed.rejected,
         loaded_at=loaded_at,
-        columns=[c for c in columns if c[0] != "_partition"],
-        partitions=partitions,
+        columns=parsed.columns,
+        partitions=parsed.partitions,
         values=values,
         empty_cells=empty,
+        size=size,
     )
     write_state(settings, state)
-    return LoadResult(state, swap, time.monotonic() - started)
+    return LoadResult(state, swap, time.monotonic() - started, mode, tail.lines)
 
 
 def _write_rejects(
-    con: duckdb.DuckDBPyConnection, settings: Settings, src: SourceFile, checked: str, loaded_at: str
-) -> int:
+    con: duckdb.DuckDBPyConnection, settings: Settings, src: SourceFile, checked: str, loaded_at: str,
+    offset: int, kept: Path | None,
+) -> int:  # fmt: skip
+    """Write the file's rejects (after those in ``kept``, from an earlier load); returns how many it holds."""
     fam, path, at = (
         q.lit(src.upstream.family),
         q.lit(src.upstream.mirror_path),
@@ -272,12 +348,13 @@ def _write_rejects(
     decode_rejects = (
         f"select {fam}, {path}, _row_number, cast(null as varchar), "
         "lower(cast(error_type as varchar)) || ': ' || error_message, raw_text, "
-        f"{at} from ({q.ENCODING_REJECTS_SQL})"
+        f"{at} from ({q.encoding_rejects_sql(offset)})"
     )
+    earlier = f" union all select {REJECT_COLUMNS} from read_parquet({q.lit(str(kept))})" if kept else ""
     with replacing(rejects_path(settings, src.upstream.family, src.upstream.stem)) as tmp:
         n = _scalar(
             con,
-            f"copy ({parse_rejects} union all {decode_rejects} order by line) to {q.lit(str(tmp))} "
+            f"copy ({parse_rejects} union all {decode_rejects}{earlier} order by line) to {q.lit(str(tmp))} "
             "(format parquet, compression zstd)",
         )
     return int(n)

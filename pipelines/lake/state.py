@@ -42,6 +42,9 @@ class FileLoadState:
     partitions: list[PartitionState] = field(default_factory=list)
     values: int | None = None  # wide files: non-empty cells loaded
     empty_cells: int | None = None  # wide files: empty cells (idle GPUs, gaps), not stored
+    # Bytes of the file loaded: a later file whose first `size` bytes hash to `sha256` only had lines appended
+    # (loader._appended_at). None in states written before it was recorded.
+    size: int | None = None
 
     def partition_hashes(self) -> dict[str, str]:
         return {p.key: p.content_hash for p in self.partitions}

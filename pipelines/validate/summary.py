@@ -1,4 +1,5 @@
-"""Check results for ``trace-warehouse run``'s end-of-run summary (one line per check that found something)."""
+"""Check results for ``trace-warehouse run``'s end-of-run summary (one line per check that found something,
+then one per failed file of the per-file checks)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def format_check_summary(evaluations: Iterable[Any]) -> str:
             f"{ev.asset_key.to_user_string():<42} {_short(ev.check_name, 38):<38} {status:<6} {kind:<10} "
             f"{count:>10,} ({rate:.3%})"
         )
+        lines += [f"    {f['file']}: {f['reason']}" for f in _value(meta, "failures") or ()]
     header = f"{'asset':<42} {'check':<38} {'status':<6} {'kind':<10} {'rows':>10}"
     body = [header, "-" * len(header), *lines] if lines else []
     body.append(f"{len(evaluations)} check(s) evaluated, {failed} failed, {len(lines)} with findings")

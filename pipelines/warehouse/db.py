@@ -5,9 +5,10 @@ Heavy work never holds the database: loads write Parquet from an in-memory DuckD
 ``$WAREHOUSE_DIR/.writer.lock`` (the backstop for processes outside Dagster, whose own pool of one
 serializes writers inside it).
 
-DuckDB admits no reader while another process writes the file. So every write session ends by publishing a
-snapshot — the closed, checkpointed file copied to ``published/trace.duckdb`` and swapped in atomically —
-and a reader that finds the live file locked answers from the last snapshot instead of failing.
+DuckDB admits no reader while another process writes the file. So every write session that changed the file
+ends by publishing a snapshot — the closed, checkpointed file copied to ``published/trace.duckdb`` and
+swapped in atomically — and a reader that finds the live file locked answers from the last snapshot instead
+of failing. A session that changed nothing (views already current) copies nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import duckdb
 from filelock import FileLock, Timeout
 
-from pipelines.lake.atomic import replacing
+from pipelines.lake.atomic import replacing, write_bytes
 from pipelines.settings import Settings
 
 
@@ -62,11 +63,22 @@ def snapshot_path(settings: Settings) -> Path:
     return settings.warehouse_dir / "published" / "trace.duckdb"
 
 
+def _stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+
+
 def publish_snapshot(settings: Settings) -> Path:
-    """Copy the closed ``trace.duckdb`` to ``published/`` (atomic swap). Call while holding the writer lock."""
+    """Copy the closed ``trace.duckdb`` to ``published/`` (atomic swap) unless the snapshot already is of
+    this very file (same size, mtime and inode as recorded at its copy). Call while holding the writer lock."""
     target = snapshot_path(settings)
+    stamp_file = target.with_name(target.name + ".source")
+    stamp = _stamp(settings.duckdb_path)
+    if target.exists() and stamp_file.exists() and stamp_file.read_text(encoding="utf-8") == stamp:
+        return target
     with replacing(target) as tmp:
         shutil.copyfile(settings.duckdb_path, tmp)
+    write_bytes(stamp_file, stamp.encode())
     return target
 
 

@@ -96,6 +96,14 @@ def after_build(settings: Settings, target: str, manifest_path: Path) -> list[st
         return publish_duckdb_views(con, settings, manifest)
 
 
+def lineage_select(families: Iterable[str]) -> list[str]:
+    """``--select`` of every model and test downstream of these families' ``raw``/``quarantine`` sources:
+    what the upstream-change sensor's run of a family builds (Dagster subsets the dbt assets to
+    ``raw/<family>``'s downstream)."""
+    sources = [f"source:{schema}.{fam}+" for fam in sorted(families) for schema in ("raw", "quarantine")]
+    return ["--select", " ".join(sources)] if sources else []
+
+
 def run_dbt(
     settings: Settings,
     args: list[str],

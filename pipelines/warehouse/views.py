@@ -7,12 +7,15 @@
 - ``meta.landed_files`` / ``meta.file_loads``: the landing manifest and the per-file load states.
 
 The views hold no data: refreshing them is cheap, so a writer refreshes every view of the families it
-touched (call under :func:`pipelines.warehouse.db.writer`). dbt's ``on-run-start`` macro
+touched (call under :func:`pipelines.warehouse.db.writer`). A view whose body is unchanged (its SQL's hash
+is the view's comment) is not re-created, so a refresh that changed no view leaves ``trace.duckdb``
+untouched and the writer does not copy it to the reader snapshot again. dbt's ``on-run-start`` macro
 ``create_raw_relations`` makes the same relations for a bare ``dbt build`` and on Spark (DESIGN §8).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -55,25 +58,49 @@ def refresh_views(con: duckdb.DuckDBPyConnection, settings: Settings, families: 
     ``meta`` views; returns the raw views created."""
     for schema in ("raw", "quarantine", "meta"):
         con.execute(f"create schema if not exists {schema}")
+    current = _view_hashes(con)
     created = []
     for fam in families:
         body = raw_view_sql(settings, fam)
         if body is not None:
-            con.execute(f"create or replace view raw.{ident(fam)} as {body}")
+            _view(con, current, "raw", fam, body)
             created.append(f"raw.{fam}")
-        con.execute(f"create or replace view quarantine.{ident(fam)} as {quarantine.view_sql(settings, fam)}")
+        _view(con, current, "quarantine", fam, quarantine.view_sql(settings, fam))
     rejects = settings.rejects_dir
     if any(rejects.glob("*/*.parquet")):
         body = f"select * from {parquet_scan(rejects / '*' / '*.parquet', hive=False)}"
     else:
         body = empty_select(REJECTS_COLUMNS)
-    con.execute(f"create or replace view raw.load_rejects as {body}")
-    _meta_view(con, "meta.landed_files", settings.manifest_dir, "**/*.json")
-    _meta_view(con, "meta.file_loads", settings.lake_dir / "_state", "*/*.json")
+    _view(con, current, "raw", "load_rejects", body)
+    _meta_view(con, current, "landed_files", settings.manifest_dir, "**/*.json")
+    _meta_view(con, current, "file_loads", settings.lake_dir / "_state", "*/*.json")
     return created
 
 
-def _meta_view(con: duckdb.DuckDBPyConnection, name: str, folder: Path, pattern: str) -> None:
+def _view_hashes(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], str]:
+    """``(schema, view) → comment`` of the views this module manages."""
+    rows = con.execute(
+        "select schema_name, view_name, coalesce(comment, '') from duckdb_views() "
+        "where schema_name in ('raw', 'quarantine', 'meta')"
+    ).fetchall()
+    return {(schema, name): comment for schema, name, comment in rows}
+
+
+def _view(
+    con: duckdb.DuckDBPyConnection, current: dict[tuple[str, str], str], schema: str, name: str, body: str
+) -> None:
+    """Create or replace view ``schema.name`` unless it already has exactly this body."""
+    digest = "sha1:" + hashlib.sha1(body.encode()).hexdigest()
+    if current.get((schema, name)) == digest:
+        return
+    view = f"{schema}.{ident(name)}"
+    con.execute(f"create or replace view {view} as {body}")
+    con.execute(f"comment on view {view} is {lit(digest)}")
+
+
+def _meta_view(
+    con: duckdb.DuckDBPyConnection, current: dict[tuple[str, str], str], name: str, folder: Path, pattern: str
+) -> None:
     if folder.is_dir() and any(folder.glob(pattern)):
         glob = lit(str(folder / pattern))
-        con.execute(f"create or replace view {name} as select * from read_json({glob}, union_by_name=true)")
+        _view(con, current, "meta", name, f"select * from read_json({glob}, union_by_name=true)")

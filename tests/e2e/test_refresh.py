@@ -118,6 +118,13 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
         assert run.success
     again = upstream_change_sensor(sensor_context())
     assert not again.run_requests
+    # BurstGPT_2 grew by whole lines: its load parsed only the three appended ones (the load's own counters).
+    from pipelines.defs.keys import raw_key
+
+    event = instance.get_latest_materialization_event(raw_key("burstgpt__requests"))
+    assert event is not None and event.asset_materialization is not None
+    meta = event.asset_materialization.metadata
+    assert (meta["files_appended"].value, meta["lines_parsed"].value) == (1, 3)
 
     # Only the two changed partitions were rewritten in the lake; every other Parquet file is byte-identical.
     files_after = _lake_files(wh)
@@ -145,3 +152,64 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     diff = [(a, b) for a, b in zip(jobs_before, jobs_after, strict=True) if a != b]
     assert len(diff) == 1 and diff[0][1][1] == job_id
     assert not list((wh / "lake" / "_pending").glob("*.json"))
+
+    # 3. the daily schedule's run when nothing changed upstream (its figures apart): every asset succeeds,
+    # nothing in the lake changes, and dbt is not invoked.
+    from pipelines.defs.automation import EVERYTHING, TRIGGER_TAG
+    from pipelines.defs.dbt import dbt_project, target_dir
+    from pipelines.defs.keys import REPORT_GROUP
+
+    run_results = target_dir(dbt_project(settings)) / "run_results.json"
+    stamp = run_results.stat().st_mtime_ns
+    quiet = dg.materialize(
+        [*all_assets(settings), *family_asset_checks()],
+        selection=EVERYTHING - dg.AssetSelection.groups(REPORT_GROUP),
+        instance=instance,
+        resources=resource_defs(settings),
+        tags={TRIGGER_TAG: "schedule"},
+    )
+    assert quiet.success
+    assert run_results.stat().st_mtime_ns == stamp
+    assert _lake_files(wh) == files_after
+
+
+def test_a_broken_upstream_file_fails_alone(mirror_env) -> None:
+    """A Git LFS pointer in place of BurstGPT_1.csv while BurstGPT_2.csv gains a day: the healthy sibling is
+    landed and loaded, BurstGPT_1's published partitions stay as they were, and the run names the file,
+    fails its family's ``files_landed`` check and exits 1."""
+    mirror, wh, env = mirror_env
+    landing_and_raw = "group:landing or group:raw"
+    built = run_cli("run", "--select", landing_and_raw, env=env)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    burst_1 = next(f for f in fixed_files() if f.file_name == "BurstGPT_1.csv")
+    before = {p: h for p, h in _lake_files(wh).items() if p.endswith("/BurstGPT_1.parquet")}
+    assert before
+
+    pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 1234567\n"
+    (mirror / burst_1.mirror_path).write_text(pointer)
+    burst_2 = mirror / BURST_2.mirror_path
+    last_ts = int(burst_2.read_text().rstrip("\n").rsplit("\n", 1)[-1].split(",", 1)[0])
+    new_day = last_ts // 86400 + 1
+    with burst_2.open("a") as fh:
+        fh.write(f"{new_day * 86400 + 1},ChatGPT,10,2,12,API log\n")
+    for f in (burst_1, BURST_2):
+        _republish(mirror, f.mirror_path)
+
+    again = run_cli("run", "--select", landing_and_raw, env=env)
+    assert again.returncode == 1, again.stdout[-3000:] + again.stderr[-3000:]
+    summary = again.stdout
+    assert "landing/burstgpt__requests" in summary and "files_landed" in summary and "ERROR" in summary
+    assert f"{burst_1.mirror_path}: this is a Git LFS pointer file" in summary
+    (stages,) = [line for line in summary.splitlines() if line.startswith("time by stage: ")]
+    assert [part.split()[0] for part in stages.removeprefix("time by stage: ").split(" · ")][:2] == [
+        "landing",
+        "raw",
+    ]
+    # the sibling went through: landed, loaded (only its new line parsed) ...
+    assert query(wh, f"select count(*) from raw.burstgpt__requests where _partition = '{new_day:04d}'") == [
+        (1,)
+    ]
+    # ... and the broken file's partitions are the ones published before, byte for byte
+    assert {p: h for p, h in _lake_files(wh).items() if p.endswith("/BurstGPT_1.parquet")} == before
+    landed = json.loads(next((wh / "manifest").rglob("BurstGPT_1.csv.json")).read_text())
+    assert landed["sha256"] != _sha(mirror / burst_1.mirror_path)  # the landed copy is still the CSV

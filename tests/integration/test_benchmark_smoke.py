@@ -101,6 +101,8 @@ def test_ratios_and_targets_reported(doc: dict) -> None:
     refresh = doc["stages"]["refresh_load"]["detail"]
     assert refresh["files_landed_again"] == 1  # only the appended file; the others are unchanged
     assert refresh["partitions_written"] == [f"{doc['refresh']['new_day_index']:04d}"]
+    assert list(refresh["files_reloaded"].values()) == ["append"]  # BurstGPT_2 grew: its tail alone parsed
+    assert refresh["lines_parsed"] == doc["refresh"]["appended_rows"]
 
 
 def test_calibration_rows_have_published_values(doc: dict, results: Path) -> None:

@@ -1,0 +1,82 @@
+"""Appended tails: a loaded file that only grew by whole lines has just the new lines parsed.
+
+Upstream files grow at the end (a new BurstGPT day, new 15-s utilization samples). The load state records
+each file's ``size``; when the new file is longer and its first ``size`` bytes hash to the ``sha256`` that
+was loaded (ending with a newline), the loader parses a temp file of the header and the bytes after
+``size`` with line numbers continuing the file's (``loader._parse_tail``). A partition the new lines fall
+into is rewritten as its lake file followed by the new rows; partition content hashes (count, xor and sum of
+row hashes) add up without reading the old rows. Any other change is parsed whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import duckdb
+
+from pipelines.lake.relation import PARTITION_DIR_PREFIX, lit
+from pipelines.lake.state import FileLoadState, PartitionState, partition_dir
+from pipelines.settings import Settings
+
+_CHUNK = 1 << 20
+
+
+def appended_at(old: FileLoadState, path: Path) -> int | None:
+    """The byte offset of the first new line when ``path`` is the file ``old`` recorded with whole lines
+    appended, else None (then the file is parsed whole)."""
+    if old.size is None or path.stat().st_size <= old.size:
+        return None
+    digest, remaining, last = hashlib.sha256(), old.size, b""
+    with path.open("rb") as fh:
+        while remaining:
+            last = fh.read(min(remaining, _CHUNK))
+            if not last:
+                return None
+            digest.update(last)
+            remaining -= len(last)
+    return old.size if last.endswith(b"\n") and digest.hexdigest() == old.sha256 else None
+
+
+def write_tail(path: Path, at: int, target: Path) -> None:
+    """``target`` = the header line of ``path`` and every byte from ``at`` on."""
+    with path.open("rb") as fh, target.open("wb") as out:
+        out.write(fh.readline())
+        fh.seek(at)
+        shutil.copyfileobj(fh, out, _CHUNK)
+
+
+def merged_hash(a: str, b: str) -> str:
+    """The content hash of a partition holding the rows of two hashed parts (``n:xor:sum`` each)."""
+    (n1, x1, s1), (n2, x2, s2) = (map(int, h.split(":")) for h in (a, b))
+    return f"{n1 + n2}:{x1 ^ x2}:{s1 + s2}"
+
+
+def merge_partitions(
+    con: duckdb.DuckDBPyConnection, settings: Settings, old: FileLoadState, tail: list[PartitionState],
+    staging: Path,
+) -> list[PartitionState]:  # fmt: skip
+    """The file's partitions after its tail (staged under ``staging``, one file per partition): a partition
+    the tail adds rows to is rewritten in staging as its lake file followed by the new rows; the others are
+    kept as they are (``lake.publish`` leaves them untouched)."""
+    merged = {p.key: p for p in old.partitions}
+    for p in tail:
+        kept = merged.get(p.key)
+        if kept is None:
+            merged[p.key] = p
+            continue
+        folder = staging / f"{PARTITION_DIR_PREFIX}{p.key}"
+        (staged,) = folder.glob("*.parquet")
+        lake_file = partition_dir(settings, old.family, p.key) / f"{old.stem}.parquet"
+        target = folder / ".merged.parquet.tmp"
+        con.execute(
+            f"copy (select * from read_parquet([{lit(str(lake_file))}, {lit(str(staged))}])) "
+            f"to {lit(str(target))} (format parquet, compression zstd)"
+        )
+        staged.unlink()
+        target.rename(folder / "data_0.parquet")
+        merged[p.key] = PartitionState(
+            p.key, kept.rows + p.rows, merged_hash(kept.content_hash, p.content_hash)
+        )
+    return [merged[k] for k in sorted(merged)]
