@@ -22,6 +22,11 @@ _DESCRIPTIONS = {
 }
 
 
+def failures_json(failures: Sequence[tuple[str, str]]) -> dg.MetadataValue:
+    """``(file, reason)`` pairs as the JSON metadata the assets and their check show."""
+    return dg.MetadataValue.json([{"file": f, "reason": r} for f, r in failures])
+
+
 def file_check_spec(name: str, asset: dg.AssetKey) -> dg.AssetCheckSpec:
     return dg.AssetCheckSpec(name, asset=asset, description=_DESCRIPTIONS[name])
 
@@ -43,7 +48,7 @@ def file_check_results(
                 "count": len(failures),
                 "rate": len(failures) / files if files else 0.0,
                 "files": files,
-                "failures": dg.MetadataValue.json([{"file": f, "reason": r} for f, r in failures]),
+                "failures": failures_json(failures),
             },
         )
     ]

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.defs.file_checks import FILES_LANDED, file_check_results, file_check_spec
+from pipelines.defs.file_checks import FILES_LANDED, failures_json, file_check_results, file_check_spec
 from pipelines.defs.keys import LANDING_GROUP, TRACE_SOURCE, WAREHOUSE, landing_key, settings_of
 from pipelines.families.registry import Family, all_families, files_for
 from pipelines.families.upstream import discover_utilization
@@ -59,7 +59,7 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
                     "| file | bytes | sha256 | origin | changed |\n|---|---:|---|---|---|\n" + table
                 ),
                 "not_fetched": dg.MetadataValue.json([{"path": p, "why": w} for p, w in skipped]),
-                "files_failed": dg.MetadataValue.json([{"file": f, "reason": r} for f, r in failures]),
+                "files_failed": failures_json(failures),
             },
             check_results=file_check_results(context, FILES_LANDED, len(files), failures),
         )

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.defs.file_checks import FILES_LOADED, file_check_results, file_check_spec
+from pipelines.defs.file_checks import FILES_LOADED, failures_json, file_check_results, file_check_spec
 from pipelines.defs.keys import RAW_GROUP, WAREHOUSE, landing_key, raw_key, settings_of
 from pipelines.families.registry import Family, all_families
 from pipelines.lake.family_load import files_table, landed_sources, load_family, summarize
@@ -42,7 +42,7 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
                 **metadata(results),
                 "partitions_changed": dg.MetadataValue.json(loaded.changed),
                 "partitions_pending_dbt": len(loaded.pending),
-                "files_failed": dg.MetadataValue.json([{"file": f, "reason": r} for f, r in failures]),
+                "files_failed": failures_json(failures),
             },
             check_results=file_check_results(context, FILES_LOADED, len(results) + len(errors), failures),
         )
