@@ -11,20 +11,25 @@ from benchmarks.stage_protocol import StageContext, StageOutput
 from benchmarks.stages.lake import landed_bytes
 
 
-def run(ctx: StageContext) -> StageOutput:
+def _land_and_load(ctx: StageContext) -> tuple[Any, list[Any]]:
+    """What a refresh run's landing and raw assets do for the workload (``ready`` is stamped before)."""
     from pipelines.families.registry import fixed_files
     from pipelines.lake.family_load import load_family
     from pipelines.sources.landing import land_files
 
-    settings = ctx.settings
-    families: list[str] = list(ctx.params["families"])
     wanted = set(ctx.params["files"])
     files = [f for f in fixed_files() if f.mirror_path in wanted]
     ctx.ready()
-    landed = land_files(settings, files)
+    landed = land_files(ctx.settings, files)
     if landed.errors:
         raise RuntimeError("\n".join(str(e) for e in landed.errors))
-    loads = [load_family(settings, fam) for fam in families]
+    return landed, [load_family(ctx.settings, fam) for fam in ctx.params["families"]]
+
+
+def run(ctx: StageContext) -> StageOutput:
+    settings = ctx.settings
+    families: list[str] = list(ctx.params["families"])
+    landed, loads = _land_and_load(ctx)
     ctx.done()
     errors = [str(e) for load in loads for e in load.errors]
     if errors:
@@ -48,12 +53,9 @@ def run(ctx: StageContext) -> StageOutput:
 
 def run_unchanged(ctx: StageContext) -> StageOutput:
     """A refresh after which nothing changed upstream, as the schedule's run does it: landing (every file
-        skipped on size and mtime), the raw load (every file skipped on sha256), the checks (every stored result
-        reused, views unchanged) and the dbt step's decision (no pending partition: dbt is not invoked) when dbt
-    is part of the benchmark."""
-    from pipelines.families.registry import fixed_files
-    from pipelines.lake.family_load import load_family
-    from pipelines.sources.landing import land_files
+    skipped on size and mtime), the raw load (every file skipped on sha256), the checks (every stored result
+    reused, views unchanged) and, when dbt is part of the benchmark, the dbt step's decision (no pending
+    partition: dbt is not invoked)."""
     from pipelines.validate.validation import validate_family
     from pipelines.warehouse.db import writer
     from pipelines.warehouse.dbt_build import pending_partitions
@@ -61,11 +63,7 @@ def run_unchanged(ctx: StageContext) -> StageOutput:
 
     settings = ctx.settings
     families: list[str] = list(ctx.params["families"])
-    wanted = set(ctx.params["files"])
-    files = [f for f in fixed_files() if f.mirror_path in wanted]
-    ctx.ready()
-    landed = land_files(settings, files)
-    loads = [load_family(settings, fam) for fam in families]
+    landed, loads = _land_and_load(ctx)
     validated = [validate_family(settings, fam, log=lambda _msg: None) for fam in families]
     with writer(settings) as con:
         refresh_views(con, settings, families)
@@ -79,6 +77,6 @@ def run_unchanged(ctx: StageContext) -> StageOutput:
         "frames_validated": sum(len(v.frames_validated) for v in validated),
         "dbt_invoked": dbt_invoked,
     }
-    if landed.errors or any(detail[k] for k in ("files_landed_again", "files_reloaded", "dbt_invoked")):
-        raise RuntimeError(f"not a no-change refresh: {detail} {[str(e) for e in landed.errors]}")
+    if any(detail[k] for k in ("files_landed_again", "files_reloaded", "dbt_invoked")):
+        raise RuntimeError(f"not a no-change refresh: {detail}")
     return StageOutput(rows=0, bytes=landed_bytes(settings, families), detail=detail)

@@ -228,12 +228,15 @@ def _parse(
 
 
 def _parse_tail(
-    settings: Settings, src: SourceFile, old: FileLoadState, at: int, staging: Path, loaded_at: str,
-    header: list[str],
-) -> _Parsed | None:  # fmt: skip
-    """Parse the lines appended after byte ``at``, numbered after the file's ``old.lines``, and stage the
-    partitions they touch; None (nothing staged) when they do not give the columns the file had (its schema
-    changed since): then the file is parsed whole."""
+    settings: Settings, src: SourceFile, old: FileLoadState, staging: Path, loaded_at: str, header: list[str]
+) -> _Parsed | None:
+    """When ``src`` is the file ``old`` recorded with whole lines appended: parse those lines, numbered after
+    the file's ``old.lines``, and stage the partitions they touch. None (nothing staged) when it is not, or
+    when the new lines do not give the columns the file had (its schema changed since): then the file is
+    parsed whole."""
+    at = appended_at(old, src.path)
+    if at is None:
+        return None
     tail_file = settings.warehouse_dir / ".tmp" / f"{old.family}-{old.stem}-tail-{os.getpid()}.csv"
     tail_file.parent.mkdir(parents=True, exist_ok=True)
     rejects = rejects_path(settings, old.family, old.stem)
@@ -279,8 +282,7 @@ def load_file(settings: Settings, src: SourceFile, *, force: bool = False) -> Lo
     staging = family_raw_dir(settings, fam.key) / f".staging-{stem}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     appendable = old is not None and not force and outputs_present(settings, old)
-    at = appended_at(old, src.path) if appendable and old is not None else None
-    tail = _parse_tail(settings, src, old, at, staging, loaded_at, header) if at is not None and old else None
+    tail = _parse_tail(settings, src, old, staging, loaded_at, header) if appendable and old else None
     if tail is not None and old is not None:
         parsed = _Parsed(old.lines + tail.lines, tail.rejected, tail.written, old.columns, tail.partitions)
         mode, kept_loaded, kept_rejected, kept_values = "append", old.loaded, old.rejected, old.values or 0
