@@ -272,7 +272,7 @@ class Benchmark:
                 params = {**params, "incremental": True}
             if not self._record(key, self.runner.run(stage, params, env)).ok:
                 return
-        # and once more, now that nothing changed upstream: what the daily schedule's run does then
+        # and once more, now that nothing changed upstream: what the daily refresh does then
         steps = {key for key, _, _ in self._refresh_stages()}
         unchanged = {
             "families": list(workload.WORKLOAD_FAMILIES),

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import dagster as dg
 
-from pipelines.defs.automation import daily_refresh, refresh_job, upstream_change_sensor
+from pipelines.defs.automation import (
+    refresh_automation,
+    refresh_job,
+    upstream_assets,
+    upstream_change_sensor,
+    with_automation,
+)
 from pipelines.defs.checks import family_asset_checks
 from pipelines.defs.data_docs import data_docs_asset
 from pipelines.defs.dbt import dbt_assets_defs
@@ -18,24 +24,28 @@ from pipelines.defs.resources import resource_defs
 from pipelines.settings import Settings, load_settings
 
 
-def all_assets(settings: Settings) -> list[dg.AssetsDefinition]:
+def all_assets(settings: Settings) -> list[dg.AssetsDefinition | dg.AssetSpec]:
+    """Every asset, with the automation conditions of pipelines/defs/automation.py."""
     return [
-        *landing_assets(),
-        *raw_assets(),
-        data_docs_asset(),
-        *dbt_assets_defs(settings),
-        *report_assets(),
+        *upstream_assets(),
+        *with_automation(
+            [
+                *landing_assets(),
+                *raw_assets(),
+                data_docs_asset(),
+                *dbt_assets_defs(settings),
+                *report_assets(),
+            ]
+        ),
     ]
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:
-    job = refresh_job()
     return dg.Definitions(
         assets=all_assets(settings),
         asset_checks=family_asset_checks(),
-        jobs=[job],
-        schedules=[daily_refresh(job)],
-        sensors=[upstream_change_sensor],
+        jobs=[refresh_job()],
+        sensors=[upstream_change_sensor, refresh_automation()],
         resources=resource_defs(settings),
     )
 

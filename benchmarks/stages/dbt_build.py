@@ -2,7 +2,7 @@
 the Dagster dbt assets run it: a ``dbt`` subprocess with the settings' environment.
 
 With ``incremental`` (the refresh) only the lineage of the families with pending partitions is built, as
-the upstream-change sensor's run of a family does, and the incremental facts replace only those partitions;
+the automation's run of a changed family does, and the incremental facts replace only those partitions;
 without, every partition is rebuilt; either way the pending partitions are consumed
 afterwards, as the asset does. With ``select`` (dbt model names) only those models, their parents and the
 seeds are built, without tests (the calibration's marts). Target (and log) folder goes to the benchmark's work

@@ -52,7 +52,7 @@ def run(ctx: StageContext) -> StageOutput:
 
 
 def run_unchanged(ctx: StageContext) -> StageOutput:
-    """A refresh after which nothing changed upstream, as the schedule's run does it: landing (every file
+    """A refresh after which nothing changed upstream, as the daily refresh does it: landing (every file
     skipped on size and mtime), the raw load (every file skipped on sha256), the checks (every stored result
     reused, views unchanged) and, when dbt is part of the benchmark, the dbt step's decision (no pending
     partition: dbt is not invoked)."""

@@ -1,84 +1,152 @@
-"""Schedules and sensors: a daily refresh, and a sensor that reacts to changed upstream files.
+"""Dagster's declarative automation of the refresh: what runs when, as conditions on the assets.
 
-Both start STOPPED: turn them on in the UI (Automation) — a running sensor in every `make dev` would launch
-runs nobody asked for. A refresh is cheap when nothing changed: unchanged files are not fetched or loaded,
-and dbt replaces only the partitions whose content hash changed (see pipelines/lake/pending.py).
+- ``upstream/<family>``: one external asset per family, the files upstream. ``upstream_change_sensor`` reports
+  a materialization of it when one of its files changed (``HEAD`` or ``stat``, nothing downloaded).
+- ``landing/<family>``: ``eager()`` — requested when its upstream asset is reported changed — or the daily tick
+  at 03:00 UTC (a fetch of everything; unchanged files are not downloaded or loaded again).
+- everything downstream (raw, dbt models and their tests, Data Docs, reports): ``eager()``, so one run takes
+  a change from landing to the marts, and only the lineage of the families that changed is in it.
+- the refresh assets' freshness: raw data older than a day warns, older than two days fails.
+``refresh_automation`` (an automation condition sensor) evaluates the conditions and launches the runs. Both
+sensors start STOPPED: turn them on in the UI (Automation) — running sensors in every ``make dev`` would
+launch runs nobody asked for. Runs they launch carry ``trace-warehouse/trigger=automation``: their dbt step
+is skipped when no raw partition changed (see pipelines/defs/dbt.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
+from collections.abc import Sequence
+from datetime import timedelta
 
 import dagster as dg
 
-from pipelines.defs.keys import landing_key, raw_key
+from pipelines.defs.keys import LANDING_GROUP, RAW_GROUP, UPSTREAM_GROUP, upstream_key
+from pipelines.families.registry import all_families
 from pipelines.settings import Settings
 
 REFRESH_JOB = "refresh"
+AUTOMATION_SENSOR = "refresh_automation"
+UPSTREAM_SENSOR = "upstream_change_sensor"
+DAILY_CRON = "0 3 * * *"
 TRIGGER_TAG = "trace-warehouse/trigger"
-# Runs the automation launched (not a user): their dbt step is skipped when no raw partition changed.
-AUTOMATIC_TRIGGERS = frozenset({"schedule", "upstream-change"})
+# Runs the automation or the refresh job launched (not a user's own selection): their dbt step is skipped
+# when no raw partition changed.
+AUTOMATIC_TRIGGERS = frozenset({"automation", "refresh"})
 EVERYTHING = dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()
+# The groups the refresh automates; others (e.g. exports, written on demand) carry no condition.
+AUTOMATED_GROUPS = frozenset(
+    {LANDING_GROUP, RAW_GROUP, "staging", "intermediate", "marts", "analysis", "reports"}
+)
+# dbt's `quarantine` sources: written by the raw assets' checks, never materialized as assets of their own, so
+# they would count as missing dependencies forever.
+QUARANTINE = dg.AssetSelection.key_prefixes(["quarantine"], include_sources=True)
+RAW_FRESHNESS = dg.FreshnessPolicy.time_window(fail_window=timedelta(days=2), warn_window=timedelta(hours=26))
+
+
+def eager() -> dg.AutomationCondition:
+    return dg.AutomationCondition.eager().ignore(QUARANTINE)
+
+
+def landing_condition() -> dg.AutomationCondition:
+    daily = (
+        dg.AutomationCondition.cron_tick_passed(DAILY_CRON, "UTC").since_last_handled()
+        & ~dg.AutomationCondition.in_progress()
+    ).with_label("daily at 03:00 UTC")
+    return (eager() | daily).with_label("upstream changed, or daily at 03:00 UTC")
+
+
+def with_automation(assets: Sequence[dg.AssetsDefinition]) -> Sequence[dg.AssetsDefinition]:
+    """The assets with their automation conditions (and the raw assets' freshness), by group."""
+
+    def automate(spec: dg.AssetSpec) -> dg.AssetSpec:
+        if spec.group_name not in AUTOMATED_GROUPS:
+            return spec
+        condition = landing_condition() if spec.group_name == LANDING_GROUP else eager()
+        if spec.group_name == RAW_GROUP:
+            return spec.replace_attributes(automation_condition=condition, freshness_policy=RAW_FRESHNESS)
+        return spec.replace_attributes(automation_condition=condition)
+
+    return dg.map_asset_specs(automate, assets)
+
+
+def upstream_assets() -> list[dg.AssetSpec]:
+    """One external asset per family: its upstream files, which this project does not produce."""
+    return [
+        dg.AssetSpec(
+            key=upstream_key(fam.key),
+            group_name=UPSTREAM_GROUP,
+            description=f"Upstream files of `{fam.catalog_name}` (GitHub, HuggingFace or the mirror); "
+            f"`{UPSTREAM_SENSOR}` reports a materialization when one of them changed.",
+            tags={"source": fam.source},
+            kinds={"csv"},
+        )
+        for fam in all_families()
+    ]
 
 
 def refresh_job() -> dg.UnresolvedAssetJobDefinition:
     return dg.define_asset_job(
         REFRESH_JOB,
-        selection=EVERYTHING,
+        selection=EVERYTHING - dg.AssetSelection.groups(UPSTREAM_GROUP),
         description="Fetch what changed upstream, load changed files, validate, rebuild changed partitions.",
-        tags={TRIGGER_TAG: "schedule"},
+        tags={TRIGGER_TAG: "refresh"},
     )
 
 
-def daily_refresh(job: dg.UnresolvedAssetJobDefinition) -> dg.ScheduleDefinition:
-    return dg.ScheduleDefinition(
-        name="daily_refresh",
-        job=job,
-        cron_schedule="0 3 * * *",
-        execution_timezone="UTC",
-        default_status=dg.DefaultScheduleStatus.STOPPED,
-        description="Every day at 03:00 UTC: the whole graph; unchanged files and partitions cost nothing.",
+def refresh_automation() -> dg.AutomationConditionSensorDefinition:
+    return dg.AutomationConditionSensorDefinition(
+        AUTOMATION_SENSOR,
+        target=dg.AssetSelection.all(),
+        run_tags={TRIGGER_TAG: "automation"},
+        default_status=dg.DefaultSensorStatus.STOPPED,
+        minimum_interval_seconds=30,
+        description="Evaluates the assets' automation conditions every 30 s and launches what they request: "
+        "a changed upstream family from landing to the marts, and the daily refresh at 03:00 UTC.",
     )
 
 
-def run_requests_for_changes(changes, asset_graph) -> list[dg.RunRequest]:
-    """One run per family with changed files: its landing and raw assets and everything downstream."""
+def upstream_events(
+    changes, reported: dict[str, str]
+) -> tuple[list[dg.AssetMaterialization], dict[str, str]]:
+    """One materialization of ``upstream/<family>`` per family whose changed files were not reported yet.
+
+    ``reported`` (the sensor's cursor) maps each family with unlanded changes to the versions it was reported
+    with, so a change that is not landed yet (the automation is off, or the file is broken) is reported once,
+    not every tick; a family whose change was landed leaves the cursor.
+    """
     by_family: dict[str, list] = defaultdict(list)
     for change in changes:
         by_family[change.family].append(change)
-    requests = []
+    events, cursor = [], {}
     for family, items in sorted(by_family.items()):
         versions = "|".join(sorted(f"{c.mirror_path}={c.version}" for c in items))
-        selection = dg.AssetSelection.assets(landing_key(family)) | dg.AssetSelection.assets(
-            raw_key(family)
-        ).downstream(include_self=True)
-        keys = sorted(selection.resolve(asset_graph), key=lambda k: k.to_user_string())
-        checks = (dg.AssetSelection.assets(*keys).checks()).resolve_checks(asset_graph)
-        requests.append(
-            dg.RunRequest(
-                run_key=f"{family}:{hashlib.sha1(versions.encode()).hexdigest()[:16]}",
-                asset_selection=keys,
-                asset_check_keys=sorted(checks, key=str),
-                tags={
-                    TRIGGER_TAG: "upstream-change",
-                    "trace-warehouse/family": family,
-                    "trace-warehouse/changed-files": ", ".join(
-                        sorted(c.mirror_path.rsplit("/", 1)[-1] for c in items)
-                    )[:200],
+        cursor[family] = version = hashlib.sha1(versions.encode()).hexdigest()[:16]
+        if reported.get(family) == version:
+            continue
+        events.append(
+            dg.AssetMaterialization(
+                asset_key=upstream_key(family),
+                description="changed upstream: " + ", ".join(sorted(c.mirror_path for c in items)),
+                metadata={
+                    "changed_files": dg.MetadataValue.json(
+                        [{"path": c.mirror_path, "why": c.reason, "version": c.version} for c in items]
+                    ),
+                    "version": version,
                 },
             )
         )
-    return requests
+    return events, cursor
 
 
 @dg.sensor(
-    name="upstream_change_sensor",
-    target=EVERYTHING,
+    name=UPSTREAM_SENSOR,
     minimum_interval_seconds=300,
     default_status=dg.DefaultSensorStatus.STOPPED,
-    description="Every 5 minutes: HEAD (remote) or stat (mirror) each upstream file; a changed or new file "
-    "requests its family's landing, raw and downstream assets.",
+    description="Every 5 minutes: HEAD (remote) or stat (mirror) each upstream file; a changed or new file is "
+    f"reported as a materialization of its family's upstream asset, which `{AUTOMATION_SENSOR}` turns into a run.",
 )
 def upstream_change_sensor(
     context: dg.SensorEvaluationContext, warehouse: dg.ResourceParam[Settings]
@@ -86,8 +154,12 @@ def upstream_change_sensor(
     from pipelines.sources.changes import detect_changes
 
     changes = detect_changes(warehouse)
-    if not changes:
-        return dg.SensorResult(skip_reason="no upstream file changed since it was landed")
     for c in changes:
         context.log.info(f"{c.mirror_path}: {c.reason}")
-    return dg.SensorResult(run_requests=run_requests_for_changes(changes, context.repository_def.asset_graph))
+    events, cursor = upstream_events(changes, json.loads(context.cursor or "{}"))
+    if not events:
+        reason = (
+            "reported before, not landed yet" if changes else "no upstream file changed since it was landed"
+        )
+        return dg.SensorResult(skip_reason=reason, cursor=json.dumps(cursor, sort_keys=True))
+    return dg.SensorResult(asset_events=events, cursor=json.dumps(cursor, sort_keys=True))

@@ -6,11 +6,16 @@ import dagster as dg
 
 from pipelines.settings import Settings
 
+UPSTREAM_GROUP = "upstream"
 LANDING_GROUP = "landing"
 RAW_GROUP = "raw"
 REPORT_GROUP = "reports"
 DOCS_KEY = dg.AssetKey(["docs", "dbt"])
 GX_DOCS_KEY = dg.AssetKey(["docs", "gx"])
+
+
+def upstream_key(family_key: str) -> dg.AssetKey:
+    return dg.AssetKey(["upstream", family_key])
 
 
 def landing_key(family_key: str) -> dg.AssetKey:

@@ -3,7 +3,7 @@
 import dagster as dg
 
 from pipelines.defs.file_checks import FILES_LANDED, failures_json, file_check_results, file_check_spec
-from pipelines.defs.keys import LANDING_GROUP, TRACE_SOURCE, WAREHOUSE, landing_key, settings_of
+from pipelines.defs.keys import LANDING_GROUP, TRACE_SOURCE, WAREHOUSE, landing_key, settings_of, upstream_key
 from pipelines.families.registry import Family, all_families, files_for
 from pipelines.families.upstream import discover_utilization
 
@@ -11,6 +11,7 @@ from pipelines.families.upstream import discover_utilization
 def _landing_asset(fam: Family) -> dg.AssetsDefinition:
     @dg.asset(
         key=landing_key(fam.key),
+        deps=[upstream_key(fam.key)],
         group_name=LANDING_GROUP,
         kinds={"csv"},
         description=f"Upstream CSV files of `{fam.catalog_name}` copied into landing/: {fam.description}.",

@@ -98,7 +98,7 @@ def after_build(settings: Settings, target: str, manifest_path: Path) -> list[st
 
 def lineage_select(families: Iterable[str]) -> list[str]:
     """``--select`` of every model and test downstream of these families' ``raw``/``quarantine`` sources:
-    what the upstream-change sensor's run of a family builds (Dagster subsets the dbt assets to
+    what the automation's run of a changed family builds (Dagster subsets the dbt assets to
     ``raw/<family>``'s downstream)."""
     sources = [f"source:{schema}.{fam}+" for fam in sorted(families) for schema in ("raw", "quarantine")]
     return ["--select", " ".join(sources)] if sources else []

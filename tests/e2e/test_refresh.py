@@ -43,6 +43,22 @@ def _republish(mirror: Path, mirror_path: str) -> None:
     mm.write(mirror, mm.MirrorManifest(files, manifest.extra))
 
 
+def _dbt_lineage(manifest: dict, families: list[str]) -> set[str]:
+    """Every dbt node downstream of these families' ``raw``/``quarantine`` sources (tests included)."""
+    todo = [
+        uid
+        for uid, src in manifest["sources"].items()
+        if src["source_name"] in ("raw", "quarantine") and src["name"] in families
+    ]
+    seen: set[str] = set()
+    while todo:
+        for child in manifest["child_map"].get(todo.pop(), []):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
 @pytest.fixture
 def mirror_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str]]:
     mirror = tmp_path / "mirror"
@@ -90,34 +106,69 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
         _republish(mirror, f.mirror_path)
 
     from pipelines.definitions import all_assets, build_definitions
-    from pipelines.defs.automation import upstream_change_sensor
+    from pipelines.defs.automation import TRIGGER_TAG, upstream_change_sensor
     from pipelines.defs.checks import family_asset_checks
+    from pipelines.defs.dbt import dbt_project, target_dir
     from pipelines.defs.resources import resource_defs
     from pipelines.settings import load_settings
 
     settings = load_settings()
-    repository = build_definitions(settings).get_repository_def()
+    defs = build_definitions(settings)
+    repository = defs.get_repository_def()
     instance = dg.DagsterInstance.get()
 
-    def sensor_context() -> dg.SensorEvaluationContext:
+    def sensor_context(cursor: str | None = None) -> dg.SensorEvaluationContext:
         return dg.build_sensor_context(
-            instance=instance, repository_def=repository, resources=resource_defs(settings)
+            instance=instance, repository_def=repository, resources=resource_defs(settings), cursor=cursor
         )
 
+    def requested(evaluation) -> set[str]:
+        return {
+            r.key.to_user_string()
+            for r in evaluation.results
+            if isinstance(r.key, dg.AssetKey) and not r.true_subset.is_empty
+        }
+
+    # The automation's first tick after the build: nothing to do (nothing missing, nothing updated).
+    quiet_tick = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+    assert requested(quiet_tick) == set()
+
+    # The upstream sensor reports the two changed families as materializations of their upstream assets …
     result = upstream_change_sensor(sensor_context())
-    families = sorted(r.tags["trace-warehouse/family"] for r in result.run_requests)
-    assert families == ["acme__seren_jobs", "burstgpt__requests"]
-    for request in result.run_requests:
-        run = dg.materialize(
-            [*all_assets(settings), *family_asset_checks()],
-            selection=request.asset_selection,
-            instance=instance,
-            resources=resource_defs(settings),
-            tags=request.tags,
-        )
-        assert run.success
-    again = upstream_change_sensor(sensor_context())
-    assert not again.run_requests
+    reported = sorted(e.asset_key.to_user_string() for e in result.asset_events)
+    assert reported == ["upstream/acme__seren_jobs", "upstream/burstgpt__requests"]
+    for event in result.asset_events:
+        instance.report_runless_asset_event(event)
+    # … and the eager conditions request their landing, raw and downstream assets in one tick, nothing else.
+    tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=quiet_tick.cursor)
+    wanted = requested(tick)
+    families = ["acme__seren_jobs", "burstgpt__requests"]
+    assert {k for k in wanted if k.startswith(("landing/", "raw/"))} == {
+        f"{layer}/{f}" for layer in ("landing", "raw") for f in families
+    }
+    assert {"marts/fct_request", "marts/fct_job"} <= wanted
+    assert "marts/fct_node_metric" not in wanted and "marts/fct_server_power" not in wanted
+    run_results = target_dir(dbt_project(settings)) / "run_results.json"
+    run = dg.materialize(
+        [*all_assets(settings), *family_asset_checks()],
+        selection=[dg.AssetKey.from_user_string(k) for k in sorted(wanted)],
+        instance=instance,
+        resources=resource_defs(settings),
+        tags={TRIGGER_TAG: "automation"},
+    )
+    assert run.success
+    # dbt built only models and tests of the changed families' lineage (from dbt's own run results).
+    results = json.loads(run_results.read_text())["results"]
+    built = {r["unique_id"] for r in results if not r["unique_id"].startswith("operation.")}
+    manifest = json.loads((target_dir(dbt_project(settings)) / "manifest.json").read_text())
+    lineage = _dbt_lineage(manifest, families)
+    assert built and built <= lineage, sorted(built - lineage)[:10]
+    assert not any(".fct_node_metric" in node for node in built)
+    # Reported once: the sensor's next tick reports nothing, and the automation requests nothing more.
+    again = upstream_change_sensor(sensor_context(result.cursor))
+    assert not again.asset_events
+    settled = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
+    assert requested(settled) == set()
     # BurstGPT_2 grew by whole lines: its load parsed only the three appended ones (the load's own counters).
     from pipelines.defs.keys import raw_key
 
@@ -153,20 +204,18 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     assert len(diff) == 1 and diff[0][1][1] == job_id
     assert not list((wh / "lake" / "_pending").glob("*.json"))
 
-    # 3. the daily schedule's run when nothing changed upstream (its figures apart): every asset succeeds,
-    # nothing in the lake changes, and dbt is not invoked.
-    from pipelines.defs.automation import EVERYTHING, TRIGGER_TAG
-    from pipelines.defs.dbt import dbt_project, target_dir
+    # 3. the daily refresh when nothing changed upstream (its figures apart): every asset succeeds, nothing in
+    # the lake changes, and dbt is not invoked.
+    from pipelines.defs.automation import EVERYTHING, UPSTREAM_GROUP
     from pipelines.defs.keys import REPORT_GROUP
 
-    run_results = target_dir(dbt_project(settings)) / "run_results.json"
     stamp = run_results.stat().st_mtime_ns
     quiet = dg.materialize(
         [*all_assets(settings), *family_asset_checks()],
-        selection=EVERYTHING - dg.AssetSelection.groups(REPORT_GROUP),
+        selection=EVERYTHING - dg.AssetSelection.groups(REPORT_GROUP, UPSTREAM_GROUP),
         instance=instance,
         resources=resource_defs(settings),
-        tags={TRIGGER_TAG: "schedule"},
+        tags={TRIGGER_TAG: "automation"},
     )
     assert quiet.success
     assert run_results.stat().st_mtime_ns == stamp
