@@ -11,6 +11,7 @@ from pipelines.defs.automation import daily_refresh, refresh_job, upstream_chang
 from pipelines.defs.checks import family_asset_checks
 from pipelines.defs.data_docs import data_docs_asset
 from pipelines.defs.dbt import dbt_assets_defs
+from pipelines.defs.exports import export_assets
 from pipelines.defs.landing import landing_assets
 from pipelines.defs.raw import raw_assets
 from pipelines.defs.reports import report_assets
@@ -25,6 +26,7 @@ def all_assets(settings: Settings) -> list[dg.AssetsDefinition]:
         data_docs_asset(),
         *dbt_assets_defs(settings),
         *report_assets(),
+        *export_assets(),
     ]
 
 

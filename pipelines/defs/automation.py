@@ -12,14 +12,17 @@ from collections import defaultdict
 
 import dagster as dg
 
-from pipelines.defs.keys import landing_key, raw_key
+from pipelines.defs.keys import EXPORT_GROUP, landing_key, raw_key
 from pipelines.settings import Settings
 
 REFRESH_JOB = "refresh"
 TRIGGER_TAG = "trace-warehouse/trigger"
 # Runs the automation launched (not a user): their dbt step is skipped when no raw partition changed.
 AUTOMATIC_TRIGGERS = frozenset({"schedule", "upstream-change"})
-EVERYTHING = dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()
+# Every asset and check except the replay exports, which are built on demand (pipelines/defs/exports.py).
+EVERYTHING = (
+    dg.AssetSelection.all() - dg.AssetSelection.groups(EXPORT_GROUP)
+) | dg.AssetSelection.all_asset_checks()
 
 
 def refresh_job() -> dg.UnresolvedAssetJobDefinition:
