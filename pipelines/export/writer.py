@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -84,8 +85,6 @@ def export_format(name: str) -> ExportFormat:
 
 
 def _check_request(fmt: ExportFormat, request: ExportRequest) -> None:
-    import math
-
     if not (math.isfinite(request.speed) and request.speed > 0):
         raise ExportError(f"--speed must be a positive number, not {request.speed!r}")
     if fmt.kind == "jobs" and (request.model or request.log_type):
