@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pipelines.export.formats import FORMATS as EXPORT_FORMATS
 from pipelines.settings import (
     ENGINES,
     PROJECT_ROOT,
@@ -58,6 +59,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     o.add_argument("--port", type=int, default=None, help="port ($TRACE_DOCS_PORT, default 3001)")
 
+    e = sub.add_parser(
+        "export",
+        help="write a replay export of a window of the marts (BurstGPT CSV, Mooncake JSONL, Vidur CSV, jobs)",
+        description="Write a window of the warehouse in a trace-replay format to $WAREHOUSE_DIR/exports/ (or "
+        "--out), with a <file>.meta.json sidecar: window, filters, row count, token sums, sha256, data origin.",
+    )
+    e.add_argument("format", choices=list(EXPORT_FORMATS), help="burstgpt, mooncake, vidur or acme-jobs")
+    e.add_argument(
+        "--window",
+        nargs=2,
+        metavar=("START", "END"),
+        help="half-open [START, END). Requests: trace seconds (3600), a duration from day 0 (36h), an ISO time "
+        "(needs BURSTGPT_START_DATE) or 'start'; jobs: an ISO date/time (UTC) or 'start'. END may also be "
+        "'+DURATION' (+1h) or 'end'. Default: everything selected",
+    )
+    e.add_argument("--model", help="requests of this model only (ChatGPT, GPT-4)")
+    e.add_argument("--log-type", help="requests of this log type only ('Conversation log', 'API log')")
+    e.add_argument("--cluster", help="acme-jobs: jobs of this cluster only (seren, kalos, …)")
+    e.add_argument("--speed", type=float, default=1.0, help="arrival speed-up: 2 = arrivals twice as fast")
+    e.add_argument("--out", type=Path, help="file to write (default: $WAREHOUSE_DIR/exports/<format file>)")
+
     q = sub.add_parser("sql", help="query trace.duckdb read-only (interactive without QUERY)")
     q.add_argument("query", nargs="?", help="SQL to run; omit for an interactive prompt")
     return p
@@ -100,6 +122,33 @@ def _sql(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     return run_query(settings, args.query) if args.query else interactive(settings)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from pipelines.export.writer import ExportError, ExportRequest, export
+
+    request = ExportRequest(
+        format=args.format,
+        window=tuple(args.window) if args.window else ("start", "end"),
+        model=args.model,
+        log_type=args.log_type,
+        cluster=args.cluster,
+        speed=args.speed,
+        out=args.out,
+    )
+    try:
+        result = export(load_settings(), request)
+    except ExportError as exc:
+        print(f"trace-warehouse export: {exc}", file=sys.stderr)
+        return 1
+    meta = result.meta
+    window = meta["window"]
+    origin = meta.get("synthetic_notice", "real data")
+    print(
+        f"wrote {result.rows:,} rows to {result.path} (window [{window['start']}, {window['end'] or 'open'}), "
+        f"speed {meta['speed']:g}) — {origin}; described in {result.sidecar.name}"
+    )
+    return 0
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -177,6 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         handler = {
             "sample": _sample, "run": _run, "dev": _dev, "sql": _sql, "status": _status, "docs": _docs,
+            "export": _export,
         }[args.command]  # fmt: skip
         return handler(args)
     except (SettingsError, FileNotFoundError) as exc:

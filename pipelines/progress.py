@@ -15,11 +15,18 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 LAYERS = ("landing", "raw", "checks", "dbt", "reports")
-_LAYER_OF_PREFIX = {"landing": "landing", "raw": "raw", "report": "reports", "docs": "reports"}
+_LAYER_OF_PREFIX = {
+    "landing": "landing",
+    "raw": "raw",
+    "report": "reports",
+    "docs": "reports",
+    "export": "reports",
+}
 
 
 def layer_of(asset: str) -> str:
-    """``landing/x`` → landing, ``raw/x`` → raw, ``report/x`` and ``docs/dbt`` → reports, dbt models → dbt."""
+    """``landing/x`` → landing, ``raw/x`` → raw, ``report/x``, ``docs/dbt`` and ``export/x`` → reports, dbt
+    models → dbt."""
     return _LAYER_OF_PREFIX.get(asset.split("/", 1)[0], "dbt")
 
 

@@ -114,6 +114,7 @@ def _execute(settings: Settings, selection: str | None, terminal: TextIO | None)
     import dagster as dg
 
     from pipelines.definitions import all_assets
+    from pipelines.defs.automation import EVERYTHING
     from pipelines.defs.checks import family_asset_checks
     from pipelines.defs.instance import open_instance
     from pipelines.defs.resources import resource_defs
@@ -122,7 +123,7 @@ def _execute(settings: Settings, selection: str | None, terminal: TextIO | None)
     chosen = dg.AssetSelection.from_string(selection) if selection else None
     job = run_job(
         [*all_assets(settings), *family_asset_checks()],
-        chosen or (dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()),
+        chosen or EVERYTHING,  # everything but the on-demand exports
         resource_defs(settings),
     )
     plan = plan_of(job)

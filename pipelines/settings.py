@@ -105,6 +105,11 @@ class Settings:
         return self.warehouse_dir / "report"
 
     @property
+    def exports_dir(self) -> Path:
+        """Replay exports (`trace-warehouse export`, the `exports` assets) and their sidecars."""
+        return self.warehouse_dir / "exports"
+
+    @property
     def logs_dir(self) -> Path:
         """One log file per `trace-warehouse run`: Dagster's records and dbt's lines."""
         return self.warehouse_dir / "logs"

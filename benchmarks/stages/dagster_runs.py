@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 LANDING_GROUP = "landing"
+EXPORT_GROUP = "exports"  # on-demand replay exports: not part of a build
 REPORT_GROUP_WORDS = ("report", "figure", "docs")
 
 
@@ -56,10 +57,12 @@ def _keys(keys: Iterable[str]) -> list[str]:
 
 
 def pipeline_selection(groups: dict[str, list[str]], families: Sequence[str]) -> str:
-    """Everything but landing, reports/docs and the raw assets of other families: the workload's raw
-    assets, their checks, and every model downstream (dbt reads empty raw relations for the others)."""
+    """Everything but landing, reports/docs, the exports and the raw assets of other families: the workload's
+    raw assets, their checks, and every model downstream (dbt reads empty raw relations for the others)."""
     other_raw = [k for k in groups.get("raw", []) if k.removeprefix("raw/") not in families]
-    excluded = [f'group:"{g}"' for g in sorted(groups) if g == LANDING_GROUP or is_report_group(g)]
+    excluded = [
+        f'group:"{g}"' for g in sorted(groups) if g in (LANDING_GROUP, EXPORT_GROUP) or is_report_group(g)
+    ]
     return " and ".join(f"not {term}" for term in [*excluded, *_keys(other_raw)])
 
 

@@ -23,7 +23,7 @@ from datetime import timedelta
 
 import dagster as dg
 
-from pipelines.defs.keys import LANDING_GROUP, RAW_GROUP, UPSTREAM_GROUP, upstream_key
+from pipelines.defs.keys import EXPORT_GROUP, LANDING_GROUP, RAW_GROUP, UPSTREAM_GROUP, upstream_key
 from pipelines.families.registry import all_families
 from pipelines.settings import Settings
 
@@ -35,7 +35,11 @@ TRIGGER_TAG = "trace-warehouse/trigger"
 # Runs the automation or the refresh job launched (not a user's own selection): their dbt step is skipped
 # when no raw partition changed.
 AUTOMATIC_TRIGGERS = frozenset({"automation", "refresh"})
-EVERYTHING = dg.AssetSelection.all() | dg.AssetSelection.all_asset_checks()
+# Every asset and check a refresh runs: not the replay exports (on demand, pipelines/defs/exports.py) nor the
+# external upstream assets.
+EVERYTHING = (
+    dg.AssetSelection.all() - dg.AssetSelection.groups(EXPORT_GROUP, UPSTREAM_GROUP)
+) | dg.AssetSelection.all_asset_checks()
 # The groups the refresh automates; others (e.g. exports, written on demand) carry no condition.
 AUTOMATED_GROUPS = frozenset(
     {LANDING_GROUP, RAW_GROUP, "staging", "intermediate", "marts", "analysis", "reports"}
@@ -90,7 +94,7 @@ def upstream_assets() -> list[dg.AssetSpec]:
 def refresh_job() -> dg.UnresolvedAssetJobDefinition:
     return dg.define_asset_job(
         REFRESH_JOB,
-        selection=EVERYTHING - dg.AssetSelection.groups(UPSTREAM_GROUP),
+        selection=EVERYTHING,
         description="Fetch what changed upstream, load changed files, validate, rebuild changed partitions.",
         tags={TRIGGER_TAG: "refresh"},
     )

@@ -10,6 +10,7 @@ UPSTREAM_GROUP = "upstream"
 LANDING_GROUP = "landing"
 RAW_GROUP = "raw"
 REPORT_GROUP = "reports"
+EXPORT_GROUP = "exports"
 DOCS_KEY = dg.AssetKey(["docs", "dbt"])
 GX_DOCS_KEY = dg.AssetKey(["docs", "gx"])
 
@@ -28,6 +29,10 @@ def raw_key(family_key: str) -> dg.AssetKey:
 
 def report_key(name: str) -> dg.AssetKey:
     return dg.AssetKey(["report", name])
+
+
+def export_key(name: str) -> dg.AssetKey:
+    return dg.AssetKey(["export", name])
 
 
 # Resource keys (pipelines/defs/resources.py builds them from the settings).

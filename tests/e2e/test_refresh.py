@@ -206,13 +206,13 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
 
     # 3. the daily refresh when nothing changed upstream (its figures apart): every asset succeeds, nothing in
     # the lake changes, and dbt is not invoked.
-    from pipelines.defs.automation import EVERYTHING, UPSTREAM_GROUP
+    from pipelines.defs.automation import EVERYTHING
     from pipelines.defs.keys import REPORT_GROUP
 
     stamp = run_results.stat().st_mtime_ns
     quiet = dg.materialize(
         [*all_assets(settings), *family_asset_checks()],
-        selection=EVERYTHING - dg.AssetSelection.groups(REPORT_GROUP, UPSTREAM_GROUP),
+        selection=EVERYTHING - dg.AssetSelection.groups(REPORT_GROUP),
         instance=instance,
         resources=resource_defs(settings),
         tags={TRIGGER_TAG: "automation"},

@@ -21,7 +21,7 @@ import pytest
 from pipelines.families.registry import FAMILIES, fixed_files
 from pipelines.families.upstream import UpstreamFile, discover_utilization
 from pipelines.lake.loader import SourceFile, load_file
-from pipelines.settings import PROJECT_ROOT, Settings, load_settings
+from pipelines.settings import PROJECT_ROOT, Settings
 from pipelines.warehouse.db import writer
 from pipelines.warehouse.views import refresh_views
 from tests.conftest import REAL_DIR
@@ -184,13 +184,9 @@ class Warehouse:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Warehouse]:
-    root = tmp_path_factory.mktemp("dbt")
-    settings = load_settings({"WAREHOUSE_DIR": str(root / "warehouse")})
-    load_fixture_rows(settings, root / "files")
-    result = run_dbt(settings, "build", target=root / "target")
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
-    return settings, Warehouse(settings.duckdb_path)
+def built(fixture_warehouse: Settings) -> tuple[Settings, Warehouse]:
+    """The shared build of these rows (tests/integration/conftest.py)."""
+    return fixture_warehouse, Warehouse(fixture_warehouse.duckdb_path)
 
 
 def rows(con: Warehouse, sql: str) -> list[tuple]:

@@ -27,7 +27,6 @@ from pipelines.report import figures
 from pipelines.report.catalog import FIGURES
 from pipelines.report.queries import GPU_UTILIZATION, fetch
 from pipelines.settings import PROJECT_ROOT, Settings, load_settings
-from tests.integration.test_dbt_build import load_fixture_rows, run_dbt
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JOB_FIGURES = {"job_state_shares", "job_type_shares", "job_duration_cdf", "gpu_num_cdf"}
@@ -53,13 +52,9 @@ def materialize_reports(settings: Settings) -> Materialized:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    root = tmp_path_factory.mktemp("reports")
-    settings = load_settings({"WAREHOUSE_DIR": str(root / "warehouse")})
-    load_fixture_rows(settings, root / "files")
-    result = run_dbt(settings, "build", target=root / "target")
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
-    return settings
+def built(fixture_warehouse: Settings) -> Settings:
+    """The shared build of the fixture rows (tests/integration/conftest.py)."""
+    return fixture_warehouse
 
 
 @pytest.fixture(scope="module")

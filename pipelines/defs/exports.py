@@ -1,0 +1,114 @@
+"""Replay export assets (group ``exports``): one asset ``export/<format>`` per format of
+:mod:`pipelines.export.formats`, written from the marts to ``$WAREHOUSE_DIR/exports/<file>`` with its
+``<file>.meta.json`` sidecar.
+
+On demand: no automation condition, and neither ``trace-warehouse run`` without ``--select`` nor the
+refresh job builds them (``EVERYTHING`` leaves the group out). Materialize one from the UI with a window in
+its launchpad config, or ``trace-warehouse run --select 'group:exports'`` with the defaults below: the
+first hour of requests, the first day of Seren's jobs. Readers only; nothing is read at import time.
+"""
+
+import dagster as dg
+from pydantic import Field
+
+from pipelines.defs.keys import EXPORT_GROUP, WAREHOUSE, export_key, settings_of
+from pipelines.export.formats import FORMATS, ExportFormat
+
+PREVIEW_LINES = 6
+
+
+class RequestExportConfig(dg.Config):
+    window_start: str = Field(
+        default="start",
+        description="trace seconds (3600), a duration from day 0 (36h), an ISO time (needs "
+        "BURSTGPT_START_DATE), or 'start' (the first request selected)",
+    )
+    window_end: str = Field(default="+1h", description="as window_start, '+DURATION' after it, or 'end'")
+    model: str | None = Field(default=None, description="ChatGPT or GPT-4; all when unset")
+    log_type: str | None = Field(default=None, description="'Conversation log' or 'API log'; all when unset")
+    speed: float = Field(default=1.0, description="arrival-time speed-up: 2 replays twice as fast")
+
+
+class JobExportConfig(dg.Config):
+    window_start: str = Field(default="start", description="ISO date or time in UTC, or 'start'")
+    window_end: str = Field(default="+1d", description="ISO date or time in UTC, '+DURATION', or 'end'")
+    cluster: str | None = Field(default="seren", description="seren, kalos, …; all clusters when unset")
+    speed: float = Field(default=1.0, description="submit-time speed-up: 2 submits twice as fast")
+
+
+def _materialize(context: dg.AssetExecutionContext, fmt: ExportFormat, **selection) -> dg.MaterializeResult:
+    from pipelines.export.writer import ExportError, ExportRequest, export
+
+    try:
+        result = export(settings_of(context), ExportRequest(fmt.name, **selection))
+    except ExportError as exc:
+        raise dg.Failure(description=f"export/{fmt.name}: {exc}") from None
+    meta = result.meta
+    if meta["data_origin"] != "real":
+        context.log.warning(f"export/{fmt.name}: {meta['synthetic_notice']}")
+    with result.path.open(encoding="utf-8") as f:
+        preview = "".join(line for _, line in zip(range(PREVIEW_LINES), f, strict=False))
+    counts = ("request_tokens", "response_tokens", "total_tokens", "gpu_num", "duration_s")
+    return dg.MaterializeResult(
+        metadata={
+            "path": dg.MetadataValue.path(str(result.path)),
+            "sidecar": dg.MetadataValue.path(str(result.sidecar)),
+            "rows": result.rows,
+            **{k: meta[k] for k in counts if k in meta},
+            "window_start": str(meta["window"]["start"]),
+            "window_end": str(meta["window"]["end"]),
+            "data_origin": meta["data_origin"],
+            "synthetic_rows": result.synthetic_rows,
+            "sha256": meta["sha256"],
+            "consumer": meta["consumer"],
+            "preview": dg.MetadataValue.md(f"```\n{preview}```"),
+        }
+    )
+
+
+def _request_export(fmt: ExportFormat) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=export_key(fmt.name),
+        deps=[dg.AssetKey(["marts", m]) for m in fmt.marts],
+        group_name=EXPORT_GROUP,
+        kinds={"python", "duckdb"},
+        required_resource_keys={WAREHOUSE},
+        description=f"{fmt.description} For {fmt.consumer}. Written to `$WAREHOUSE_DIR/exports/{fmt.file_name}`.",
+    )
+    def _export(context: dg.AssetExecutionContext, config: RequestExportConfig) -> dg.MaterializeResult:
+        return _materialize(
+            context,
+            fmt,
+            window=(config.window_start, config.window_end),
+            model=config.model,
+            log_type=config.log_type,
+            speed=config.speed,
+        )
+
+    return _export
+
+
+def _job_export(fmt: ExportFormat) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=export_key(fmt.name),
+        deps=[dg.AssetKey(["marts", m]) for m in fmt.marts],
+        group_name=EXPORT_GROUP,
+        kinds={"python", "duckdb"},
+        required_resource_keys={WAREHOUSE},
+        description=f"{fmt.description} For {fmt.consumer}. Written to `$WAREHOUSE_DIR/exports/{fmt.file_name}`.",
+    )
+    def _export(context: dg.AssetExecutionContext, config: JobExportConfig) -> dg.MaterializeResult:
+        return _materialize(
+            context,
+            fmt,
+            window=(config.window_start, config.window_end),
+            cluster=config.cluster,
+            speed=config.speed,
+        )
+
+    return _export
+
+
+def export_assets() -> list[dg.AssetsDefinition]:
+    """One asset per replay format."""
+    return [(_request_export if f.kind == "requests" else _job_export)(f) for f in FORMATS.values()]
