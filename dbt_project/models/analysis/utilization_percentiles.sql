@@ -1,6 +1,6 @@
--- One row per cluster and utilization metric: samples, GPUs/nodes, percentiles, mean, max and the share of
--- samples at 0, with the published median / share at 0 / max beside them. Empty cells (idle GPUs) were
--- never loaded, so shares are of recorded samples.
+-- One row per cluster and utilization metric: samples, GPUs/nodes, percentiles, mean, max, the share of
+-- samples at 0 and real/synthetic samples, with the published median / share at 0 / max beside them. Empty
+-- cells (idle GPUs) were never loaded, so shares are of recorded samples.
 {%- set fractions = [0.25, 0.5, 0.75, 0.9, 0.99] %}
 with
 
@@ -28,7 +28,9 @@ stats as (
         {{ percentiles_cont('samples.value', fractions) }} as percentiles,
         avg(samples.value) as mean_value,
         max(samples.value) as max_value,
-        cast({{ count_where("samples.value = 0") }} as {{ type_double() }}) / count(*) as share_at_zero
+        cast({{ count_where("samples.value = 0") }} as {{ type_double() }}) / count(*) as share_at_zero,
+        {{ count_where("samples._data_origin = 'real'") }} as real_samples,
+        {{ count_where("samples._data_origin = 'synthetic'") }} as synthetic_samples
     from samples
     inner join clusters on samples.cluster_key = clusters.cluster_key
     group by clusters.cluster_name, samples.metric, samples.metric_level, samples.unit
@@ -48,7 +50,9 @@ unpacked as (
         {%- endfor %}
         mean_value,
         max_value,
-        share_at_zero
+        share_at_zero,
+        real_samples,
+        synthetic_samples
     from stats
 ),
 
