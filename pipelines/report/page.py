@@ -143,6 +143,21 @@ def _gpu_job_share_columns(header: str, category: str) -> tuple[Column, ...]:
 
 COMPARISON_TABLES: tuple[tuple[str, str, tuple[Column, ...]], ...] = (
     (
+        "reconciliation",
+        "Reconciliation: every published number, its verdict and population (`analysis.reconciliation`; "
+        "pass / mismatch only on real rows, not_comparable with the reason otherwise)",
+        (
+            ("measure", "measure", None, str),
+            ("scope", "scope", None, str),
+            ("subject", "subject", None, str),
+            ("computed / published", "computed_value", "published_value", number),
+            ("rows", "data_origin", None, str),
+            ("verdict", "verdict", None, str),
+            ("reason", "reason", None, str),
+            ("population", "population", None, str),
+        ),
+    ),
+    (
         "jobs",
         "Jobs per cluster (`analysis.cluster_job_counts`; published: rows of the released file / "
         "cluster_summary.csv)",

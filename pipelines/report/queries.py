@@ -145,6 +145,7 @@ FACTS = ("fct_job", "fct_request", "fct_node_metric", "fct_server_power")
 # Published beside computed (the marts' published_* columns) ----------------------------------------------
 
 COMPARISON_MARTS = (
+    "reconciliation",
     "cluster_job_counts",
     "job_state_shares",
     "job_type_shares",
@@ -166,6 +167,12 @@ order by cluster_name, {category}
 
 
 COMPARISONS: dict[str, str] = {
+    "reconciliation": """
+select published_source, measure, scope, subject, computed_value, published_value, data_origin, verdict,
+    reason, population
+from analysis.reconciliation
+order by published_source desc, scope, measure, subject
+""",
     "jobs": """
 select cluster_name, jobs, real_jobs, synthetic_jobs, published_jobs_in_file, summary_jobs,
     gpu_jobs, published_gpu_jobs_in_file, summary_gpu_jobs

@@ -173,6 +173,17 @@ def test_report_states_real_and_synthetic_rows(reports: Materialized) -> None:
     # published beside computed, from the marts' published_* columns
     assert "| BurstGPT_1.csv | 400 / 1,429,737 | 17 / 25,443 | 383 / 1,404,294 |" in text
     assert "| seren | GPU_UTIL | 4 | 74.5 / 99 | 0.250 / 0.310 | 99 / — |" in text
+    # reconciliation first: every published number with its verdict; synthetic rows are never a result
+    assert text.index("### Reconciliation") < text.index("### Jobs per cluster")
+    assert (
+        "| rows | BurstGPT_1.csv |  | 400 / 1,429,737 | real | mismatch | differs by 1429337.0, more than the "
+        "tolerance of 0.0 | rows of the released BurstGPT_1.csv |"
+    ) in text
+    assert (
+        "| jobs | seren |  | 5 / 818,327 | mixed | not_comparable | the rows are synthetic (3 of 5 rows): not a "
+        "real-data result |"
+    ) in text
+    assert "| pass |" not in text
 
     meta = reports.metadata[report_key("report")]
     assert (meta["rows_real"], meta["rows_synthetic"], meta["has_synthetic_rows"]) == (404, 23, True)
