@@ -204,14 +204,15 @@ class LiveDisplay:
         with self._lock:
             self.progress.handle(event)
 
-    def _render(self):  # -> rich.table.Table
-        from rich.markup import escape
+    def _render(self):  # -> rich.console.Group
+        from rich.console import Group
         from rich.table import Table
+        from rich.text import Text
 
         with self._lock:
             p = self.progress
             table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
-            table.add_column(style="bold", no_wrap=True)
+            table.add_column(style="bold", no_wrap=True, min_width=len("  landing"))
             table.add_column(justify="right", no_wrap=True)
             table.add_column(no_wrap=True, overflow="ellipsis")
             for name in LAYERS:
@@ -220,16 +221,18 @@ class LiveDisplay:
                     continue
                 mark = "[green]✓[/]" if layer.done + layer.failed >= layer.total else " "
                 table.add_row(f"{mark} {name}", f"{layer.done}/{layer.total}", layer_detail(p, name))
-            status = f"[dim]{clock(p.elapsed())}[/]"
-            if p.current:
-                status += f"  {escape(p.current)}"
-            table.add_row("", "", "")
-            table.add_row("", "", status)
+            # The lines below the table are as wide as the screen, never a column of it: a long step or
+            # warning must not squeeze the layer names.
+            lines = [Text(""), _line(f"{clock(p.elapsed())}  {p.current}".rstrip(), "dim")]
             if p.warnings:
-                table.add_row(
-                    "", "", f"[yellow]{p.warnings} warning(s) in the log[/]: {escape(p.last_warning)}"
-                )
-            return table
+                lines.append(_line(f"{p.warnings} warning(s) in the log: {p.last_warning}", "yellow"))
+            return Group(table, *lines)
+
+
+def _line(text: str, style: str):  # -> rich.text.Text
+    from rich.text import Text
+
+    return Text(text, style=style, no_wrap=True, overflow="ellipsis")
 
 
 Display = LineDisplay | LiveDisplay

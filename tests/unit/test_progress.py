@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from pipelines.progress import (
     AssetFinished,
@@ -76,3 +77,17 @@ def test_a_terminal_gets_a_few_lines_redrawn_in_place() -> None:
     assert "checks   2/3" in text and "1 not passed" in text
     assert "dbt      1/4" in text and "reports  0/1" in text
     assert "1 warning(s) in the log: report: figures not rendered yet [x]" in text
+
+
+def test_a_long_warning_or_step_never_squeezes_the_layer_names() -> None:
+    out = io.StringIO()
+    with LiveDisplay(RunProgress(TOTALS), out, width=60) as display:
+        display.handle(StepStarted("dbt build (" + "x" * 200 + ")", "dbt"))
+        display.handle(Warned("Logging an `AssetObservation` instead of " + "y" * 200))
+        display._live.refresh()
+    screen = screen_lines(out.getvalue())
+    assert all(len(line) <= 60 for line in screen), screen
+    text = "\n".join(screen)
+    for name in ("landing", "raw", "checks", "dbt", "reports"):
+        assert re.search(rf"\b{name}\s+\d+/\d+", text), text
+    assert "1 warning(s) in the log: Logging an" in text
