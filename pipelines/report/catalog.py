@@ -24,6 +24,9 @@ class FactRows:
 GPU_JOBS = FactRows("fct_job", "is_gpu_job", "GPU jobs (marts.fct_job)")
 REQUESTS = FactRows("fct_request", "true", "requests (marts.fct_request)")
 GPU_SAMPLES = FactRows("fct_node_metric", queries.GPU_METRIC_ROWS, "GPU samples (marts.fct_node_metric)")
+UTILIZATION_SAMPLES = FactRows(
+    "fct_node_metric", queries.GRID_METRIC_ROWS, "utilization samples (marts.fct_node_metric)"
+)
 
 
 @dataclass(frozen=True)
@@ -36,14 +39,14 @@ class FigureSpec:
     plot: PlotFn
     # the column one line/bar group is drawn per (rows per series go to the metadata)
     series: str = "cluster_name"
-    # the analysis model read (asset key analysis/<mart>), when not the one named like the figure
-    reads: str | None = None
+    # the analysis models read (asset keys analysis/<mart>), when not the one named like the figure
+    reads: tuple[str, ...] = ()
     uses_start_date: bool = False  # plot takes start_date= (BURSTGPT_START_DATE)
 
     @property
     def marts(self) -> tuple[str, ...]:
         """The analysis models read."""
-        return (self.reads or self.name,)
+        return self.reads or (self.name,)
 
     @property
     def fact(self) -> str:
@@ -110,10 +113,19 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "gpu_utilization_cdf",
         "GPU utilization per cluster (CDF)",
-        "CDF of GPU_UTIL (solid) and SM_ACTIVE (dashed) samples per cluster at 1 % steps (counted "
-        "on marts.fct_node_metric: the mart's quantiles are too coarse for a curve), with the published "
-        "median and share at 0 from analysis.utilization_percentiles as stars.",
-        GPU_SAMPLES, queries.GPU_UTILIZATION, figures.gpu_utilization_cdf, reads="utilization_percentiles",
+        "CDF of GPU_UTIL (solid) and SM_ACTIVE (dashed) samples per cluster on 0.5 % bins (from "
+        "analysis.utilization_cdf), with the published median and share at 0 from "
+        "analysis.utilization_percentiles as stars.",
+        GPU_SAMPLES, queries.GPU_UTILIZATION, figures.gpu_utilization_cdf,
+        reads=("utilization_cdf", "utilization_percentiles"),
+    ),
+    FigureSpec(
+        "utilization_cdf",
+        "Utilization metrics per cluster (CDF)",
+        "The upstream notebook's utilization CDFs: one panel per metric (GPU_UTIL, SM_ACTIVE, "
+        "SM_OCCUPANCY, PIPE_TENSOR_ACTIVE, DRAM_ACTIVE, FB_USED as % of 80 GiB, temperatures, power, "
+        "node CPU / memory / IB), a line per cluster, on the metric's fixed grid (analysis.utilization_grid).",
+        UTILIZATION_SAMPLES, queries.UTILIZATION_CDF, figures.utilization_cdf,
     ),
 )  # fmt: skip
 

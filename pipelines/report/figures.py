@@ -37,6 +37,12 @@ TYPE_COLORS = {
 DURATION_TICKS = ((1, "1 s"), (60, "1 min"), (3600, "1 h"), (86_400, "1 d"), (604_800, "1 wk"))
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 SYNTHETIC_COLOR = "#b00020"
+# The upstream notebook's order of the utilization CDFs: GPU (DCGM) metrics, then node (Prometheus) ones.
+UTILIZATION_ORDER = (
+    "GPU_UTIL", "SM_ACTIVE", "SM_OCCUPANCY", "PIPE_TENSOR_ACTIVE", "DRAM_ACTIVE", "MEM_COPY_UTIL", "FB_USED",
+    "FB_FREE", "GPU_TEMP", "MEMORY_TEMP", "POWER_USAGE", "SM_CLOCK", "MEM_CLOCK", "NODE_CPU_UTILIZATION",
+    "NODE_MEMORY_UTILIZATION", "NODE_IB_SEND", "NODE_IB_RECEIVE",
+)  # fmt: skip
 
 
 # Shared drawing --------------------------------------------------------------------------------------------
@@ -65,18 +71,25 @@ def _style() -> Iterator[None]:
 
 
 def _figure(
-    title: str, ncols: int = 1, *, sharey: bool = False, width_ratios: Sequence[float] | None = None
+    title: str,
+    ncols: int = 1,
+    *,
+    nrows: int = 1,
+    sharey: bool = False,
+    width_ratios: Sequence[float] | None = None,
 ) -> tuple[FigureBase, list[Axes]]:
-    """The plot area (a subfigure with the title, axes and legends) above a strip for the origin footer."""
+    """The plot area (a subfigure with the title, axes and legends) above a strip for the origin footer; the
+    axes row by row. More rows make the figure taller."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, layout="constrained")
+    height = HEIGHT_IN * (1 + 0.6 * (nrows - 1))
+    fig = Figure(figsize=(WIDTH_IN * (1.4 if nrows > 1 else 1), height), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
-    plot, _footer = fig.subfigures(2, 1, height_ratios=(1, 0.055))
+    plot, _footer = fig.subfigures(2, 1, height_ratios=(1, 0.055 / (1 + 0.6 * (nrows - 1))))
     plot.suptitle(title, fontsize=10, fontweight="bold")
-    axes = plot.subplots(1, ncols, sharey=sharey, squeeze=False, width_ratios=width_ratios)[0]
-    return plot, list(axes)
+    axes = plot.subplots(nrows, ncols, sharey=sharey, squeeze=False, width_ratios=width_ratios)
+    return plot, list(axes.flat)
 
 
 def _png(plot: FigureBase, origin: RowOrigin | None) -> bytes:
@@ -377,6 +390,39 @@ def gpu_utilization_cdf(df: pd.DataFrame, origin: RowOrigin | None = None) -> by
         handles.append(Line2D([], [], marker="*", ms=9, color="#aaaaaa", mec="black", mew=0.6, ls="none"))
         labels.append("published (median; share at 0)")
         ax.legend(handles, labels, loc="best")
+        return _png(fig, origin)
+
+
+def utilization_cdf(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
+    """One panel per utilization metric (the notebook's CDFs, in its order), a line per cluster, on the metric's
+    grid; each line starts at 0 on its first bin's lower edge, so a metric with one value is a visible step."""
+    from matplotlib.lines import Line2D
+
+    title = "Utilization metrics per cluster (CDF)"
+    if df.empty:
+        return _no_rows(df, title, "utilization_cdf", "no utilization samples loaded", origin)
+    clusters, colors = _clusters(df)
+    metrics = _ordered(df["metric"], UTILIZATION_ORDER)
+    ncols = min(4, len(metrics))
+    nrows = -(-len(metrics) // ncols)
+    with _style():
+        fig, axes = _figure(title, ncols, nrows=nrows, sharey=True)
+        for ax, metric in zip(axes, metrics, strict=False):
+            sub = df[df["metric"] == metric]
+            for cluster, line in sub.groupby("cluster_name", sort=False):
+                xs = [line["value_from"].iloc[0], *line["value_at_most"]]
+                ys = [0.0, *line["cumulative_share"]]
+                ax.step(xs, ys, where="post", lw=1.2, color=colors[str(cluster)])
+            if sub["grid_kind"].iloc[0] == "log2":
+                ax.set_xscale("log", base=2)
+            ax.set_title(metric, fontsize=7)
+            ax.set_xlabel(str(sub["plotted_unit"].iloc[0]), fontsize=6)
+            ax.tick_params(labelsize=6)
+            ax.set_ylim(0, 1.02)
+        for ax in axes[len(metrics) :]:
+            ax.set_axis_off()
+        handles = [Line2D([], [], color=colors[c], lw=1.4) for c in clusters]
+        fig.legend(handles, clusters, loc="outside upper right", fontsize=7, ncols=len(clusters))
         return _png(fig, origin)
 
 

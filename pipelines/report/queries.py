@@ -66,34 +66,30 @@ order by model_name, log_type, file_number
 GPU_METRICS = ("GPU_UTIL", "SM_ACTIVE")
 GPU_METRIC_ROWS = "metric in ({})".format(", ".join(f"'{m}'" for m in GPU_METRICS))  # a WHERE clause
 
-# The mart carries quantiles only, too coarse to draw a CDF (p25..p99 interpolated look uniform), so the CDF is
-# counted from the fact at 1 % resolution (ceil(value) <= x  <=>  value <= x, exact at 0); the mart gives the
-# GPUs and the published points drawn beside it.
+# The CDFs of analysis.utilization_cdf (0.5 % bins, merged from per-partition histograms, so the report reads
+# no samples); analysis.utilization_percentiles gives the GPUs and the published points drawn beside them. A
+# bin above the grid has no upper edge: it is drawn at its lower one.
 GPU_UTILIZATION = f"""
-with binned as (
-    select cluster_key, metric, cast(ceil(value) as integer) as value_at_most, count(*) as samples
-    from marts.fct_node_metric
-    where {GPU_METRIC_ROWS} and value is not null
-    group by cluster_key, metric, cast(ceil(value) as integer)
-),
-
-cdf as (
-    select clusters.cluster_name, binned.metric, binned.value_at_most,
-        cast(sum(binned.samples) over (per_series order by binned.value_at_most) as bigint)
-            as samples_at_or_below,
-        cast(sum(binned.samples) over (per_series) as bigint) as samples
-    from binned
-    inner join marts.dim_cluster as clusters on binned.cluster_key = clusters.cluster_key
-    window per_series as (partition by clusters.cluster_name, binned.metric)
-)
-
-select cdf.cluster_name, cdf.metric, cdf.value_at_most, cdf.samples,
-    cast(cdf.samples_at_or_below as double) / cdf.samples as cumulative_share,
+select cdf.cluster_name, cdf.metric, coalesce(cdf.bin_upper, cdf.bin_lower) as value_at_most,
+    cast(sum(cdf.samples) over (partition by cdf.cluster_name, cdf.metric) as bigint) as samples,
+    cdf.cumulative_share,
     marts.gpus, marts.p50, marts.share_at_zero, marts.published_median, marts.published_share_at_zero
-from cdf
+from analysis.utilization_cdf as cdf
 left join analysis.utilization_percentiles as marts
     on cdf.cluster_name = marts.cluster_name and cdf.metric = marts.metric
-order by cdf.cluster_name, cdf.metric, cdf.value_at_most
+where cdf.{GPU_METRIC_ROWS}
+order by cdf.cluster_name, cdf.metric, cdf.bin_index
+"""
+
+GRID_METRIC_ROWS = "metric in (select metric from analysis.utilization_grid)"  # a WHERE clause
+
+UTILIZATION_CDF = """
+select cdf.cluster_name, cdf.metric, cdf.plotted_unit, grid.grid_kind,
+    coalesce(cdf.bin_lower, cdf.bin_upper) as value_from, coalesce(cdf.bin_upper, cdf.bin_lower) as value_at_most,
+    cdf.cumulative_share
+from analysis.utilization_cdf as cdf
+inner join analysis.utilization_grid as grid on cdf.metric = grid.metric
+order by cdf.metric, cdf.cluster_name, cdf.bin_index
 """
 
 # Where the rows come from ----------------------------------------------------------------------------------

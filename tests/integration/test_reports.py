@@ -31,6 +31,7 @@ from pipelines.settings import PROJECT_ROOT, Settings, load_settings
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JOB_FIGURES = {"job_state_shares", "job_type_shares", "job_duration_cdf", "gpu_num_cdf"}
 REQUEST_FIGURES = {"requests_per_hour", "requests_per_weekday", "token_distribution"}
+UTILIZATION_FIGURES = {"gpu_utilization_cdf", "utilization_cdf"}
 
 
 @dataclass
@@ -74,7 +75,8 @@ def empty_jobs(built: Settings, tmp_path_factory: pytest.TempPathFactory) -> Mat
         for table in (
             "marts.fct_job", "marts.fct_node_metric", "marts.fct_server_power", "analysis.job_state_shares",
             "analysis.job_type_shares", "analysis.job_duration_cdf", "analysis.job_duration_percentiles",
-            "analysis.utilization_percentiles", "analysis.cluster_job_counts",
+            "analysis.utilization_percentiles", "analysis.utilization_histogram", "analysis.utilization_cdf",
+            "analysis.cluster_job_counts",
         ):  # fmt: skip
             con.execute(f"delete from {table}")
         con.execute("drop table analysis.gpu_num_cdf")
@@ -144,16 +146,17 @@ def test_figures_state_the_origin_of_their_rows(reports: Materialized) -> None:
 
 @pytest.mark.slow
 def test_gpu_utilization_cdf_counts_the_samples(built: Settings) -> None:
-    """The CDF at 1 % steps: seren's GPU_UTIL samples 0, 51, 98, 99 (one cell quarantined, one repeat dropped)."""
+    """The CDF on 0.5 % bins (x = a bin's upper edge): seren's GPU_UTIL samples 0, 51, 98, 99 (one cell
+    quarantined, one repeat dropped)."""
     data = fetch(built, {"cdf": GPU_UTILIZATION})["cdf"]
     seren = data[(data["cluster_name"] == "seren") & (data["metric"] == "GPU_UTIL")]
     assert list(zip(seren["value_at_most"], seren["cumulative_share"], strict=True)) == [
-        (0, 0.25), (51, 0.5), (98, 0.75), (99, 1.0),
+        (0.5, 0.25), (51.5, 0.5), (98.5, 0.75), (99.5, 1.0),
     ]  # fmt: skip
     assert set(seren["published_median"]) == {99.0} and set(seren["published_share_at_zero"]) == {0.31}
     kalos = data[data["cluster_name"] == "kalos"]
     assert list(zip(kalos["metric"], kalos["value_at_most"], kalos["samples"], strict=True)) == [
-        ("SM_ACTIVE", 12, 2), ("SM_ACTIVE", 41, 2),
+        ("SM_ACTIVE", 12.5, 2), ("SM_ACTIVE", 41.0, 2),
     ]  # fmt: skip
 
 
@@ -198,7 +201,7 @@ def test_empty_or_missing_marts_draw_no_data(empty_jobs: Materialized) -> None:
     for spec in FIGURES:
         meta = empty_jobs.metadata[report_key(spec.name)]
         assert_png((empty_jobs.settings.report_dir / f"{spec.name}.png").read_bytes())
-        empty = spec.name in JOB_FIGURES or spec.name == "gpu_utilization_cdf"
+        empty = spec.name in JOB_FIGURES | UTILIZATION_FIGURES
         assert (meta["rows_plotted"] == 0) is empty, spec.name
         assert ("no_data" in meta) is empty, spec.name
     assert "gpu_num_cdf does not exist" in str(empty_jobs.metadata[report_key("gpu_num_cdf")]["no_data"])
