@@ -36,7 +36,9 @@ SETTINGS_VARS: tuple[str, ...] = (
     "TRACE_GITHUB_URL", "HF_ENDPOINT", "HF_TOKEN", "BURSTGPT_START_DATE", "DAGSTER_HOME", "DAGSTER_PORT",
     "SPARK_THRIFT_HOST", "SPARK_THRIFT_PORT", "TRACE_DUCKDB_MEMORY_LIMIT", "SPARK_MASTER",
     "SPARK_DRIVER_MEMORY", "SPARK_LOG_LEVEL", "SPARK_SHUFFLE_PARTITIONS", "TRACE_DOCS_PORT", "TRACE_DOCS_URL",
+    "TRACE_UTILIZATION_PERCENTILES",
 )  # fmt: skip
+PERCENTILE_MODES = ("exact", "binned")
 
 
 class SettingsError(ValueError):
@@ -61,6 +63,8 @@ class Settings:
     spark_thrift_host: str | None = None
     spark_thrift_port: int | None = None
     duckdb_memory_limit: str = "768MB"  # DuckDB's cap in dbt builds (profiles.yml)
+    # utilization_percentiles: exact (every value in memory) or binned (off utilization_cdf, bounded memory)
+    utilization_percentiles: str = "exact"
     spark_master: str = "local[*]"
     spark_driver_memory: str = "2g"
     spark_log_level: str | None = None  # unset: each Spark launcher's own default
@@ -200,6 +204,7 @@ def load_settings(
         spark_thrift_host=env.get("SPARK_THRIFT_HOST", "").strip() or None,
         spark_thrift_port=_int(env, "SPARK_THRIFT_PORT", None),
         duckdb_memory_limit=env.get("TRACE_DUCKDB_MEMORY_LIMIT", "").strip() or "768MB",
+        utilization_percentiles=_choice(env, "TRACE_UTILIZATION_PERCENTILES", "exact", PERCENTILE_MODES),
         spark_master=env.get("SPARK_MASTER", "").strip() or "local[*]",
         spark_driver_memory=env.get("SPARK_DRIVER_MEMORY", "").strip() or "2g",
         spark_log_level=env.get("SPARK_LOG_LEVEL", "").strip() or None,
@@ -219,6 +224,7 @@ def settings_variables(settings: Settings) -> dict[str, str]:
         else "",
         "DAGSTER_HOME": str(settings.dagster_home),
         "TRACE_DUCKDB_MEMORY_LIMIT": settings.duckdb_memory_limit,
+        "TRACE_UTILIZATION_PERCENTILES": settings.utilization_percentiles,
         "SPARK_MASTER": settings.spark_master,
         "SPARK_DRIVER_MEMORY": settings.spark_driver_memory,
         "SPARK_SHUFFLE_PARTITIONS": str(settings.spark_shuffle_partitions),

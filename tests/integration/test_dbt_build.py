@@ -148,13 +148,14 @@ def load_fixture_rows(settings: Settings, files: Path) -> None:
 
 
 def run_dbt(
-    settings: Settings, *args: str, target: Path, start_date: str = ""
+    settings: Settings, *args: str, target: Path, start_date: str = "", **extra_env: str
 ) -> subprocess.CompletedProcess:
     env = {
         **os.environ,
         "WAREHOUSE_DIR": str(settings.warehouse_dir),
         "BURSTGPT_START_DATE": start_date,
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+        **extra_env,
     }
     cmd = [
         DBT,
@@ -381,6 +382,26 @@ def test_gpu_and_node_series_keyed_to_dimensions(built) -> None:
         "where cluster_name = 'kalos' and metric = 'NODE_CPU_UTILIZATION'",
     )
     assert util == [(1, 238.9, 238.9)]
+
+
+def test_binned_utilization_percentiles_come_off_the_cdf(built, tmp_path: Path) -> None:
+    """TRACE_UTILIZATION_PERCENTILES=binned: seren's GPU_UTIL samples 0, 51, 98, 99 have the exact
+    (interpolated) quartile 38.25 and median 74.5, the discrete ones 0 and 51, whose 0.5 % bins end at 0.5 and
+    51.5."""
+    settings, _ = built
+    copy = replace(settings, warehouse_dir=tmp_path / "warehouse")
+    copy.warehouse_dir.mkdir()
+    shutil.copyfile(settings.duckdb_path, copy.duckdb_path)
+    shutil.copytree(settings.lake_dir, copy.lake_dir)
+    query = (
+        "select p25, p50, p99, percentile_error, percentile_method from analysis.utilization_percentiles "
+        "where cluster_name = 'seren' and metric = 'GPU_UTIL'"
+    )
+    assert rows(Warehouse(copy.duckdb_path), query) == [(38.25, 74.5, 98.97, 0.0, "exact")]
+    select = ["--select", "utilization_percentiles"]
+    result = run_dbt(copy, "run", *select, target=tmp_path / "t", TRACE_UTILIZATION_PERCENTILES="binned")
+    assert result.returncode == 0, result.stdout[-4000:]
+    assert rows(Warehouse(copy.duckdb_path), query) == [(0.5, 51.5, 99.5, 0.5, "binned")]
 
 
 def test_server_power_types(built) -> None:

@@ -1,7 +1,12 @@
 -- One row per cluster and utilization metric: samples, GPUs/nodes, percentiles, mean, max, the share of
 -- samples at 0 and real/synthetic samples, with the published median / share at 0 / max beside them. Empty
--- cells (idle GPUs) were never loaded, so shares are of recorded samples.
+-- cells (idle GPUs) were never loaded, so shares are of recorded samples. Percentiles are exact (interpolated,
+-- every value held in memory) or, with TRACE_UTILIZATION_PERCENTILES=binned, read off utilization_cdf: the
+-- upper edge of the bin holding the exact (discrete) percentile, in bounded memory at any scale; the
+-- percentile_error column states the most they can be off (0 when exact). Everything else is exact either way.
+-- depends_on: {{ ref('utilization_cdf') }}
 {%- set fractions = [0.25, 0.5, 0.75, 0.9, 0.99] %}
+{%- set binned = env_var('TRACE_UTILIZATION_PERCENTILES', 'exact') == 'binned' %}
 with
 
 samples as (
@@ -25,7 +30,9 @@ stats as (
         count(*) as samples,
         count(distinct samples.node_key) as nodes,
         count(distinct case when samples.metric_level = 'gpu' then samples.gpu_key end) as gpus,
+        {%- if not binned %}
         {{ percentiles_cont('samples.value', fractions) }} as percentiles,
+        {%- endif %}
         avg(samples.value) as mean_value,
         max(samples.value) as max_value,
         cast({{ count_where("samples.value = 0") }} as {{ type_double() }}) / count(*) as share_at_zero,
@@ -36,24 +43,53 @@ stats as (
     group by clusters.cluster_name, samples.metric, samples.metric_level, samples.unit
 ),
 
+{%- if binned %}
+
+-- The first bin whose cumulative share reaches the fraction holds the discrete percentile (in the grid's
+-- plotted unit: only metrics whose scale is 1 are comparable to the samples' unit).
+binned as (
+    select
+        cdf.cluster_name,
+        cdf.metric,
+        {%- for fraction in fractions %}
+        min(case when cdf.cumulative_share >= {{ fraction }} then coalesce(cdf.bin_upper, cdf.bin_lower) end)
+            as p{{ (fraction * 100) | int }},
+        {%- endfor %}
+        max(cdf.grid_error) as percentile_error
+    from {{ ref('utilization_cdf') }} as cdf
+    inner join {{ ref('utilization_grid') }} as grid on cdf.metric = grid.metric
+    where grid.scale = 1
+    group by cdf.cluster_name, cdf.metric
+),
+{%- endif %}
+
 unpacked as (
     select
-        cluster_name,
-        metric,
-        metric_level,
-        unit,
-        samples,
-        nodes,
-        gpus,
+        stats.cluster_name,
+        stats.metric,
+        stats.metric_level,
+        stats.unit,
+        stats.samples,
+        stats.nodes,
+        stats.gpus,
         {%- for fraction in fractions %}
-        {{ array_at('percentiles', loop.index) }} as p{{ (fraction * 100) | int }},
+        {%- if binned %}
+        binned.p{{ (fraction * 100) | int }},
+        {%- else %}
+        {{ array_at('stats.percentiles', loop.index) }} as p{{ (fraction * 100) | int }},
+        {%- endif %}
         {%- endfor %}
-        mean_value,
-        max_value,
-        share_at_zero,
-        real_samples,
-        synthetic_samples
+        cast({{ "binned.percentile_error" if binned else "0" }} as {{ type_double() }}) as percentile_error,
+        cast('{{ "binned" if binned else "exact" }}' as {{ dbt.type_string() }}) as percentile_method,
+        stats.mean_value,
+        stats.max_value,
+        stats.share_at_zero,
+        stats.real_samples,
+        stats.synthetic_samples
     from stats
+    {%- if binned %}
+    left join binned on stats.cluster_name = binned.cluster_name and stats.metric = binned.metric
+    {%- endif %}
 ),
 
 final as (
