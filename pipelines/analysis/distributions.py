@@ -1,15 +1,20 @@
 """The distributions fitted to BurstGPT, and how far the data are from them. numpy + scipy, no I/O.
 
-- **Gamma inter-arrival times**, location fixed at 0, by maximum likelihood: shape ``k`` and scale ``θ``
-  (seconds). The mean gap is ``kθ``, so with ``rate = 1 / mean gap``, ``θ = 1 / (rate · k)`` — the
-  parameterisation of vLLM's benchmark (``--burstiness`` is ``k``: ``np.random.gamma(shape=burstiness,
-  scale=1 / (request_rate · burstiness))``) and of BurstGPT's own generator (``rng.gamma(gamma_shape,
-  gamma_scale)``). ``k < 1`` is burstier than Poisson (``k = 1``), ``k > 1`` more regular; the gaps' CV is
-  ``1 / √k``. Many windows are fitted at once (:func:`fit_gamma`): the likelihood equation
-  ``ln k − ψ(k) = ln mean(x) − mean(ln x)`` is solved by Newton's method on every segment together
-  (Minka's start; scipy's digamma/trigamma) — the equation ``scipy.stats.gamma.fit(x, floc=0)`` solves
-  one sample at a time, with the same result (``tests/unit/test_fit_distributions.py``).
-- **Kolmogorov–Smirnov** distance of each segment's gaps from its fitted Gamma, with the p-value of the
+- **Gamma inter-arrival times**, location 0: shape ``k`` and scale ``θ`` (seconds). The mean gap is ``kθ``,
+  so with ``rate = 1 / mean gap``, ``θ = 1 / (rate · k)`` — the parameterisation of vLLM's benchmark
+  (``--burstiness`` is ``k``: ``np.random.gamma(shape=burstiness, scale=1 / (request_rate · burstiness))``)
+  and of BurstGPT's own generator (``rng.gamma(gamma_shape, gamma_scale)``). ``k < 1`` is burstier than
+  Poisson (``k = 1``), ``k > 1`` more regular; the gaps' CV is ``1 / √k``. Two estimators:
+  the **moments** fit (``k = 1 / CV²``, ``θ = mean · CV²``: the Gamma with the window's mean and variance,
+  exactly what vLLM's two knobs reproduce) is the one reported as ``shape``/``scale`` and tested by KS;
+  the **maximum-likelihood** shape (``ln k − ψ(k) = ln mean(x) − mean(ln x)``, the equation
+  ``scipy.stats.gamma.fit(x, floc=0)`` solves; here by Newton's method on every window together, from
+  Minka's start, with scipy's digamma/trigamma) is ``shape_mle``. The MLE weighs the smallest gaps most,
+  and BurstGPT's 1-s clock cannot resolve them: on Gamma arrivals floored to whole seconds and spread
+  again within their second, the moments shape stays within a few percent up to 0.5 requests/s while the
+  MLE drifts towards 1 (Poisson) even at 0.1 requests/s for bursty ``k`` (``tests/unit/
+  test_fit_distributions.py``). Above ~2 requests/s neither recovers sub-second burstiness.
+- **Kolmogorov–Smirnov** distance of each segment's gaps from its (moments) Gamma, with the p-value of the
   Kolmogorov distribution after Stephens' small-sample correction (``Q((√n + 0.12 + 0.11/√n)·D)``; within
   about 0.01 of scipy's exact ``kstest`` from n = 50, and vectorized: the exact distribution costs
   milliseconds per window). The parameters come from the same data, so the p-value is conservative
@@ -40,14 +45,15 @@ _NEWTON_TOLERANCE = 1e-13
 
 @dataclass(frozen=True)
 class GammaFits:
-    """One entry per segment: gaps ``n``, their mean (s) and CV, the MLE shape and scale (s), and the KS
-    distance from the fitted Gamma with its p-value."""
+    """One entry per segment: gaps ``n``, their mean (s) and CV, the moments shape and scale (s), the
+    maximum-likelihood shape, and the KS distance from the moments Gamma with its p-value."""
 
     n: np.ndarray
     mean: np.ndarray
     cv: np.ndarray
     shape: np.ndarray
     scale: np.ndarray
+    shape_mle: np.ndarray
     ks_statistic: np.ndarray
     ks_pvalue: np.ndarray
 
@@ -55,6 +61,11 @@ class GammaFits:
     def rate(self) -> np.ndarray:
         """Arrivals per second, ``1 / (shape · scale)`` = 1 / mean gap: vLLM's ``--request-rate``."""
         return 1.0 / (self.shape * self.scale)
+
+    @property
+    def scale_mle(self) -> np.ndarray:
+        """The MLE's scale: the MLE keeps the mean, ``θ = mean / k``."""
+        return self.mean / self.shape_mle
 
 
 def segment_starts(lengths: np.ndarray) -> np.ndarray:
@@ -75,10 +86,11 @@ def fit_gamma(gaps: np.ndarray, starts: np.ndarray | None = None) -> GammaFits:
     seg = np.repeat(np.arange(len(starts)), n)
     var = np.add.reduceat((x - mean[seg]) ** 2, starts) / n
     cv = np.sqrt(var) / mean
-    shape = gamma_shape_mle(np.log(mean) - np.add.reduceat(np.log(x), starts) / n)
-    scale = mean / shape
+    shape = np.where(var > 0, mean**2 / np.where(var > 0, var, 1.0), np.nan)  # 1 / CV²
+    scale = var / mean  # mean · CV²
+    shape_mle = gamma_shape_mle(np.log(mean) - np.add.reduceat(np.log(x), starts) / n)
     d = _ks_gamma(x, seg, starts, n, shape, scale)
-    return GammaFits(n, mean, cv, shape, scale, d, ks_pvalue(d, n))
+    return GammaFits(n, mean, cv, shape, scale, shape_mle, d, ks_pvalue(d, n))
 
 
 def gamma_shape_mle(s: np.ndarray) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 - ``analysis.arrival_fits`` — one row per model × log type × window (trace-clock hour or day) with at least
   :data:`MIN_ARRIVALS` requests: a Gamma fit of the inter-arrival times (shape = vLLM's ``--burstiness``,
-  scale, rate = vLLM's ``--request-rate``), their CV, the KS distance and p-value;
+  scale, rate = vLLM's ``--request-rate``; moments, with the maximum-likelihood shape beside it — see
+  :mod:`pipelines.analysis.distributions`), their CV, the KS distance and p-value;
 - ``analysis.token_length_fits`` — one row per model × log type × side (request / response tokens):
   lognormal and Zipf fits of the not-failed requests' token counts, each with its KS distance;
 - ``analysis.request_rate_scaling`` — one row per file × model × log type × speed factor: requests per
@@ -114,7 +115,7 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("interarrival_cv", _FLOAT),
             ("gamma_shape", _FLOAT),
             ("gamma_scale_s", _FLOAT),
-            ("gamma_shape_from_cv", _FLOAT),
+            ("gamma_shape_mle", _FLOAT),
             ("ks_statistic", _FLOAT),
             ("ks_pvalue", _FLOAT),
             ("same_second_share", _FLOAT),
@@ -270,10 +271,13 @@ def arrival_fit_rows(group: RequestGroup, window: str, min_arrivals: int = MIN_A
     skipped = int((~kept).sum())
     if not kept.any():
         return _empty(ARRIVAL_FITS), skipped
+    gaps = np.diff(group.arrival_s)
+    if (gaps < 0).any():
+        raise ValueError("requests must be in arrival order (second, then offset within it)")
     run = np.repeat(np.arange(len(n)), n)
     gap_in_kept = (run[1:] == run[:-1]) & kept[run[:-1]]
     starts = segment_starts(n[kept] - 1)
-    fits = fit_gamma(np.diff(group.arrival_s)[gap_in_kept], starts)
+    fits = fit_gamma(gaps[gap_in_kept], starts)
     same = np.add.reduceat((np.diff(group.second) == 0)[gap_in_kept].astype(np.int64), starts)
     first = run_start[kept]
     real = np.add.reduceat(group.is_real.astype(np.int64), run_start)[kept]
@@ -294,7 +298,7 @@ def arrival_fit_rows(group: RequestGroup, window: str, min_arrivals: int = MIN_A
         "interarrival_cv": fits.cv,
         "gamma_shape": fits.shape,
         "gamma_scale_s": fits.scale,
-        "gamma_shape_from_cv": 1.0 / fits.cv**2,
+        "gamma_shape_mle": fits.shape_mle,
         "ks_statistic": fits.ks_statistic,
         "ks_pvalue": fits.ks_pvalue,
         "same_second_share": same / fits.n,
