@@ -212,3 +212,20 @@ def test_without_the_facts_the_asset_fails_with_what_to_build(tmp_path) -> None:
     assert not result.success
     (failure,) = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
     assert "build the dbt models first" in str(failure.event_specific_data.error.message)
+
+
+def test_the_report_section_summarizes_the_fits_with_their_origin(fitted: Fitted) -> None:
+    from pipelines.report.page import fits_section
+    from pipelines.report.queries import FITS, fetch
+
+    frames = fetch(fitted.settings, FITS)
+    arrivals = frames["arrivals"]
+    day = arrivals[(arrivals.model_name == "all") & (arrivals.window_kind == "day")].iloc[0]
+    assert (day.windows, day.data_origin) == (1, "real")
+    text = fits_section(frames)
+    assert "| all | all | day | 1 |" in text and "--burstiness" in text
+    assert (
+        len(frames["tokens"])
+        == query(fitted.settings, "select count(*) from analysis.token_length_fits")[0][0]
+    )
+    assert "No rows" in fits_section({})
