@@ -227,7 +227,12 @@ def read_requests(settings: Settings) -> list[RequestGroup]:
     from pipelines.warehouse.db import reader, writer_lock
 
     with writer_lock(settings, wait_message="fits: waiting for the warehouse writer before reading"):
-        con = reader(settings)
+        try:
+            con = reader(settings)
+        except FileNotFoundError as exc:
+            raise FactsMissingError(
+                f"{exc} (the fits read marts.fct_request: build the dbt models first)"
+            ) from None
         try:
             pairs = con.execute(PAIRS_SQL).fetchall()
             arrays = con.execute(REQUESTS_SQL).fetchnumpy()

@@ -43,7 +43,6 @@ _DESCRIPTIONS = {
             kinds={"python", "parquet"},
             description=f"{_DESCRIPTIONS[table]} Parquet in `$WAREHOUSE_DIR/lake/fits/`, viewed as "
             f"`analysis.{table}`.",
-            tags={"source": "burstgpt"},
         )
         for table in TABLES
     ],

@@ -201,10 +201,12 @@ def test_a_rebuild_gives_the_same_rows_and_leaves_the_database_file_alone(fitted
     assert fitted.metadata[f"fits/{TOKEN_LENGTH_FITS}"]["relation"] == f"analysis.{TOKEN_LENGTH_FITS}"
 
 
-def test_without_the_facts_the_asset_fails_with_what_to_build(tmp_path) -> None:
+@pytest.mark.parametrize("database", [False, True])
+def test_without_the_facts_the_asset_fails_with_what_to_build(tmp_path, database: bool) -> None:
     settings = load_settings({"WAREHOUSE_DIR": str(tmp_path / "warehouse")})
     settings.warehouse_dir.mkdir(parents=True)
-    duckdb.connect(str(settings.duckdb_path)).close()
+    if database:  # a warehouse whose dbt models were never built
+        duckdb.connect(str(settings.duckdb_path)).close()
     with dg.instance_for_test() as instance:
         result = dg.materialize(
             fits_assets(), instance=instance, resources={WAREHOUSE: settings}, raise_on_error=False
