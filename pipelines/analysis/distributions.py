@@ -88,8 +88,9 @@ def fit_gamma(gaps: np.ndarray, starts: np.ndarray | None = None) -> GammaFits:
     cv = np.sqrt(var) / mean
     shape = np.where(var > 0, mean**2 / np.where(var > 0, var, 1.0), np.nan)  # 1 / CV²
     scale = var / mean  # mean · CV²
-    shape_mle = gamma_shape_mle(np.log(mean) - np.add.reduceat(np.log(x), starts) / n)
-    d = _ks_gamma(x, seg, starts, n, shape, scale)
+    log_x = np.log(x)
+    shape_mle = gamma_shape_mle(np.log(mean) - np.add.reduceat(log_x, starts) / n)
+    d = _ks_gamma(x, log_x, seg, starts, n, shape, scale)
     return GammaFits(n, mean, cv, shape, scale, shape_mle, d, ks_pvalue(d, n))
 
 
@@ -112,20 +113,58 @@ def gamma_shape_mle(s: np.ndarray) -> np.ndarray:
 
 
 def _ks_gamma(
-    x: np.ndarray, seg: np.ndarray, starts: np.ndarray, n: np.ndarray, shape: np.ndarray, scale: np.ndarray
+    x: np.ndarray,
+    log_x: np.ndarray,
+    seg: np.ndarray,
+    starts: np.ndarray,
+    n: np.ndarray,
+    shape: np.ndarray,
+    scale: np.ndarray,
 ) -> np.ndarray:
-    """Per segment, ``sup |ECDF − F|`` against its fitted Gamma (``F`` = regularized lower incomplete gamma).
+    """Per segment, ``sup |ECDF − F|`` against its Gamma (``F`` = regularized lower incomplete gamma).
 
-    Sorting by ``F`` is sorting by ``x`` (``F`` is increasing); one sort of ``2·segment + F`` orders every
-    segment at once and leaves the segments in place (their keys do not overlap), at a cost of at most
-    ``2·segments·2⁻⁵²`` in ``F`` (4e-11 for 100,000 windows) — far cheaper than an argsort by two keys."""
-    key = 2.0 * seg + special.gammainc(shape[seg], x / scale[seg])
+    Exact, without evaluating ``F`` at every gap (the costly part: ≈0.5 µs a value). One sort orders every
+    segment at once: the key ``2·segment + (ln x − min) / (max − min)`` keeps segments apart and, inside
+    one, is increasing in ``x``; ``x`` comes back from it to about 1e-9 relative. ``F`` is then evaluated
+    at every ``b``-th order statistic (and the last), ``b ≈ √n / 4`` (4 to 64). Inside a block, ``F`` lies
+    between its endpoints' values, which bounds the deviation of every point in it; only blocks whose bound
+    exceeds the largest deviation found at the endpoints are evaluated point by point (10–40 % of the
+    values on Gamma samples of 200 to 10,000)."""
+    lo = np.minimum.reduceat(log_x, starts)
+    width = np.maximum.reduceat(log_x, starts) - lo
+    width = np.where(width > 0, width, 1.0)
+    key = 2.0 * seg + (log_x - lo[seg]) / width[seg]
     key.sort()
-    cdf = key - 2.0 * seg
-    rank = np.arange(1, len(x) + 1) - starts[seg]
-    nn = n[seg]
-    gap = np.maximum(rank / nn - cdf, cdf - (rank - 1) / nn)
-    return np.maximum.reduceat(gap, starts)
+    xs = np.exp(lo[seg] + (key - 2.0 * seg) * width[seg])
+    pos = np.arange(len(x)) - starts[seg]  # 0-based rank within the segment
+    size = n[seg]
+
+    def deviation(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = seg[idx]
+        cdf = special.gammainc(shape[s], xs[idx] / scale[s])
+        return np.maximum((pos[idx] + 1) / size[idx] - cdf, cdf - pos[idx] / size[idx]), cdf
+
+    block = np.clip(2 ** np.round(np.log2(np.sqrt(n) / 4)), 4, 64).astype(np.int64)
+    ends = np.flatnonzero((pos % block[seg] == 0) | (pos == size - 1))
+    dev, cdf = deviation(ends)
+    d = np.maximum.reduceat(dev, np.searchsorted(ends, starts))
+    left, right = ends[:-1], ends[1:]
+    inner = (seg[left] == seg[right]) & (right - left > 1)
+    left, right, cdf_left, cdf_right = left[inner], right[inner], cdf[:-1][inner], cdf[1:][inner]
+    # for p strictly between: (p + 1)/n − F(p) ≤ pos(right)/n − F(left), F(p) − p/n ≤ F(right) − (pos(left) + 1)/n
+    bound = np.maximum(pos[right] / size[left] - cdf_left, cdf_right - (pos[left] + 1) / size[left])
+    open_ = bound > d[seg[left]]
+    left, lengths = left[open_], (right - left - 1)[open_]
+    if len(left):
+        idx = (
+            np.repeat(left + 1, lengths)
+            + np.arange(lengths.sum())
+            - np.repeat(segment_starts(lengths), lengths)
+        )
+        first = np.flatnonzero(np.diff(seg[idx], prepend=-1))  # idx ascends: each segment is one run
+        hit = seg[idx][first]
+        d[hit] = np.maximum(d[hit], np.maximum.reduceat(deviation(idx)[0], first))
+    return d
 
 
 def ks_pvalue(d: np.ndarray | float, n: np.ndarray | int) -> np.ndarray:
