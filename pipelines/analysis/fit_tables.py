@@ -32,7 +32,8 @@ files, so it does not rewrite the database or its reader snapshot.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -461,7 +462,7 @@ def build_fits(settings: Settings, log: Callable[[str], None] = lambda _: None) 
     fitted = fit_tables(groups)
     files = write_fit_tables(settings, fitted.tables)
     origins = {
-        name: dict(sorted(_value_counts(table.column("data_origin").to_pylist())))
+        name: dict(sorted(Counter(table.column("data_origin").to_pylist()).items()))
         for name, table in fitted.tables.items()
     }
     return FitSummary(
@@ -472,8 +473,3 @@ def build_fits(settings: Settings, log: Callable[[str], None] = lambda _: None) 
         origins=origins,
         files=files,
     )
-
-
-def _value_counts(values: list[str]) -> Iterator[tuple[str, int]]:
-    for value in sorted(set(values)):
-        yield value, values.count(value)
