@@ -18,6 +18,7 @@ from pipelines.defs.checks import family_asset_checks
 from pipelines.defs.data_docs import data_docs_asset
 from pipelines.defs.dbt import dbt_assets_defs
 from pipelines.defs.exports import export_assets
+from pipelines.defs.fits import fits_assets
 from pipelines.defs.landing import landing_assets
 from pipelines.defs.raw import raw_assets
 from pipelines.defs.reports import report_assets
@@ -35,6 +36,7 @@ def all_assets(settings: Settings) -> list[dg.AssetsDefinition | dg.AssetSpec]:
                 *raw_assets(),
                 data_docs_asset(),
                 *dbt_assets_defs(settings),
+                *fits_assets(),
                 *report_assets(),
             ]
         ),

@@ -1,7 +1,7 @@
 """What ``trace-warehouse run`` shows while it works: a few live lines on a terminal, one line per asset elsewhere.
 
 Fed plain events (below) by the run's Dagster logger (``pipelines/defs/run_events.py``); knows nothing of
-Dagster. Per layer — landing, raw, checks, dbt, reports — it counts what is done of what was selected, the
+Dagster. Per layer — landing, raw, checks, dbt, fits, reports — it counts what is done of what was selected, the
 rows loaded, the bytes landed and their rate, and shows the step at work, the elapsed time and how many
 warnings went to the log file.
 """
@@ -14,10 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-LAYERS = ("landing", "raw", "checks", "dbt", "reports")
+LAYERS = ("landing", "raw", "checks", "dbt", "fits", "reports")
 _LAYER_OF_PREFIX = {
     "landing": "landing",
     "raw": "raw",
+    "fits": "fits",
     "report": "reports",
     "docs": "reports",
     "export": "reports",
@@ -25,8 +26,8 @@ _LAYER_OF_PREFIX = {
 
 
 def layer_of(asset: str) -> str:
-    """``landing/x`` → landing, ``raw/x`` → raw, ``report/x``, ``docs/dbt`` and ``export/x`` → reports, dbt
-    models → dbt."""
+    """``landing/x`` → landing, ``raw/x`` → raw, ``fits/x`` (the fitted models) → fits, ``report/x``,
+    ``docs/dbt`` and ``export/x`` → reports, dbt models → dbt."""
     return _LAYER_OF_PREFIX.get(asset.split("/", 1)[0], "dbt")
 
 

@@ -92,6 +92,11 @@ class Settings:
         return self.lake_dir / "rejects"
 
     @property
+    def fits_dir(self) -> Path:
+        """The fitted arrival and token-length models (``analysis.*_fits`` read them)."""
+        return self.lake_dir / "fits"
+
+    @property
     def duckdb_path(self) -> Path:
         return self.warehouse_dir / "trace.duckdb"
 

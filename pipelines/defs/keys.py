@@ -11,6 +11,7 @@ LANDING_GROUP = "landing"
 RAW_GROUP = "raw"
 REPORT_GROUP = "reports"
 EXPORT_GROUP = "exports"
+FITS_GROUP = "analysis"  # the fitted models sit beside the dbt analysis marts (keys fits/<table>)
 DOCS_KEY = dg.AssetKey(["docs", "dbt"])
 GX_DOCS_KEY = dg.AssetKey(["docs", "gx"])
 
@@ -33,6 +34,11 @@ def report_key(name: str) -> dg.AssetKey:
 
 def export_key(name: str) -> dg.AssetKey:
     return dg.AssetKey(["export", name])
+
+
+def fits_key(table: str) -> dg.AssetKey:
+    """The fitted-model asset writing ``analysis.<table>`` (pipelines/defs/fits.py)."""
+    return dg.AssetKey(["fits", table])
 
 
 # Resource keys (pipelines/defs/resources.py builds them from the settings).

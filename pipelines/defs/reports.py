@@ -14,11 +14,12 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
-from pipelines.defs.keys import REPORT_GROUP, WAREHOUSE, report_key, settings_of
+from pipelines.analysis.fit_tables import TABLES as FIT_TABLES
+from pipelines.defs.keys import REPORT_GROUP, WAREHOUSE, fits_key, report_key, settings_of
 from pipelines.docs_server import docs_link
 from pipelines.lake.atomic import write_bytes
 from pipelines.report.catalog import FIGURES, REPORT_NAME, FigureSpec
-from pipelines.report.queries import COMPARISON_MARTS, COMPARISONS, DATASET_ORIGINS, FACTS
+from pipelines.report.queries import COMPARISON_MARTS, COMPARISONS, DATASET_ORIGINS, FACTS, FITS
 
 REPORT_FILE = "report.md"
 
@@ -86,14 +87,15 @@ def _report_asset() -> dg.AssetsDefinition:
             *(report_key(spec.name) for spec in FIGURES),
             *(dg.AssetKey(["analysis", m]) for m in marts),
             *(dg.AssetKey(["marts", f]) for f in FACTS),
+            *(fits_key(t) for t in FIT_TABLES),
         ],
         group_name=REPORT_GROUP,
         kinds={"python", "duckdb"},
         required_resource_keys={WAREHOUSE},
         description=(
             "The one-page report `$WAREHOUSE_DIR/report/report.md`: which rows are real and which synthetic "
-            "(with a banner when any is synthetic), the figures, and the marts' numbers beside the published "
-            "ones."
+            "(with a banner when any is synthetic), the figures, the marts' numbers beside the published "
+            "ones, and the fitted arrival and token-length models."
         ),
     )
     def _report(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
@@ -103,13 +105,21 @@ def _report_asset() -> dg.AssetsDefinition:
         from pipelines.report.queries import fetch
 
         settings = settings_of(context)
-        frames = fetch(settings, {**{f"origin:{k}": q for k, q in DATASET_ORIGINS.items()}, **COMPARISONS})
+        frames = fetch(
+            settings,
+            {
+                **{f"origin:{k}": q for k, q in DATASET_ORIGINS.items()},
+                **{f"fits:{k}": q for k, q in FITS.items()},
+                **COMPARISONS,
+            },
+        )
         parts = [df for k, df in frames.items() if k.startswith("origin:") and not df.empty]
         origins = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
         present = [s for s in FIGURES if (settings.report_dir / f"{s.name}.png").exists()]
         text = report_markdown(
             origins=origins,
-            comparisons={k: v for k, v in frames.items() if not k.startswith("origin:")},
+            comparisons={k: v for k, v in frames.items() if not k.startswith(("origin:", "fits:"))},
+            fits={k.removeprefix("fits:"): v for k, v in frames.items() if k.startswith("fits:")},
             figures=[(f"{s.name}.png", s.title) for s in present],
             start_date=settings.burstgpt_start_date,
             generated_at=datetime.now(UTC),

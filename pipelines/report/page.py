@@ -242,6 +242,64 @@ def comparison_section(comparisons: Mapping[str, pd.DataFrame]) -> str:
     return "\n\n".join(parts)
 
 
+FITS_TABLES: tuple[tuple[str, str, tuple[Column, ...]], ...] = (
+    (
+        "arrivals",
+        "Gamma inter-arrival fits per window (`analysis.arrival_fits`; shape = vLLM's `--burstiness`, "
+        "rate = `--request-rate`): median and 10th–90th percentile over the windows",
+        (
+            ("model", "model_name", None, str),
+            ("log type", "log_type", None, str),
+            ("window", "window_kind", None, str),
+            ("windows", "windows", None, count),
+            ("median req/s", "median_rate_per_s", None, number),
+            ("shape p10", "shape_p10", None, number),
+            ("shape p50", "shape_p50", None, number),
+            ("shape p90", "shape_p90", None, number),
+            ("MLE shape p50", "shape_mle_p50", None, number),
+            ("median KS D", "median_ks_statistic", None, number),
+            ("rows", "data_origin", None, str),
+        ),
+    ),
+    (
+        "tokens",
+        "Token-length fits of not-failed requests (`analysis.token_length_fits`; maximum likelihood)",
+        (
+            ("model", "model_name", None, str),
+            ("log type", "log_type", None, str),
+            ("tokens", "tokens", None, str),
+            ("requests", "requests", None, count),
+            ("median", "median_tokens", None, number),
+            ("lognormal median", "lognormal_median", None, number),
+            ("σ", "lognormal_sigma", None, number),
+            ("lognormal KS D", "lognormal_ks_statistic", None, number),
+            ("Zipf a", "zipf_a", None, number),
+            ("Zipf KS D", "zipf_ks_statistic", None, number),
+            ("better", "better_fit", None, str),
+            ("rows", "data_origin", None, str),
+        ),
+    ),
+)
+
+
+def fits_section(fits: Mapping[str, pd.DataFrame]) -> str:
+    parts = [
+        "## Fitted arrival and token-length models",
+        "BurstGPT's requests per model and log type, fitted in the warehouse (README → Arrival and length "
+        "fits: the estimators, the 1-s clock, and how a row becomes vLLM's `--request-rate` and "
+        "`--burstiness`). A *synthetic* or *mixed* row describes generated requests, not BurstGPT.",
+    ]
+    for key, title, columns in FITS_TABLES:
+        df = fits.get(key)
+        body = (
+            "No rows (the fits are not built, or no group has enough requests)."
+            if df is None or df.empty
+            else table(df, columns)
+        )
+        parts.append(f"### {title}\n\n{body}")
+    return "\n\n".join(parts)
+
+
 def report_markdown(
     *,
     origins: pd.DataFrame,
@@ -249,6 +307,7 @@ def report_markdown(
     figures: Sequence[tuple[str, str]],
     start_date: date | None,
     generated_at: datetime,
+    fits: Mapping[str, pd.DataFrame] | None = None,
 ) -> str:
     """The whole page."""
     day0 = (
@@ -263,4 +322,6 @@ def report_markdown(
         f"Generated {generated_at:%Y-%m-%d %H:%M} UTC from `trace.duckdb` (the analysis marts). {day0}."
     )
     sections = [header, origin_section(origins), figures_section(figures), comparison_section(comparisons)]
+    if fits is not None:
+        sections.append(fits_section(fits))
     return "\n\n".join(sections) + "\n"

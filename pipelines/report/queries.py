@@ -203,6 +203,29 @@ order by cluster_name, metric
 }
 
 
+# The fitted models (pipelines/analysis): a summary per model × log type × window kind, and the token fits.
+FITS: dict[str, str] = {
+    "arrivals": """
+select model_name, log_type, window_kind, count(*) as windows,
+    median(request_rate_per_s) as median_rate_per_s,
+    quantile_cont(gamma_shape, 0.1) as shape_p10, median(gamma_shape) as shape_p50,
+    quantile_cont(gamma_shape, 0.9) as shape_p90, median(gamma_shape_mle) as shape_mle_p50,
+    median(ks_statistic) as median_ks_statistic,
+    case when bool_and(data_origin = 'real') then 'real'
+        when bool_and(data_origin = 'synthetic') then 'synthetic' else 'mixed' end as data_origin
+from analysis.arrival_fits
+group by model_name, log_type, window_kind
+order by model_name, log_type, window_kind
+""",
+    "tokens": """
+select model_name, log_type, tokens, requests, median_tokens, lognormal_median, lognormal_sigma,
+    lognormal_ks_statistic, zipf_a, zipf_ks_statistic, better_fit, data_origin
+from analysis.token_length_fits
+order by model_name, log_type, tokens
+""",
+}
+
+
 def fetch(settings: Settings, queries: Mapping[str, str]) -> dict[str, pd.DataFrame]:
     """Run ``queries`` on one read-only connection; a missing relation gives an empty frame whose
     ``attrs["missing"]`` says which.

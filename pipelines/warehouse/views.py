@@ -4,7 +4,8 @@
   columns but wrote no row; none before its first load);
 - ``quarantine.<family>``: the rows validation quarantined (an empty typed relation before any);
 - ``raw.load_rejects``: every rejected line of every file;
-- ``meta.landed_files`` / ``meta.file_loads``: the landing manifest and the per-file load states.
+- ``meta.landed_files`` / ``meta.file_loads``: the landing manifest and the per-file load states;
+- ``analysis.<table>`` over a single Parquet file a Python step wrote (the fits of ``pipelines/analysis``).
 
 The views hold no data: refreshing them is cheap, so a writer refreshes every view of the families it
 touched (call under :func:`pipelines.warehouse.db.writer`). A view whose body is unchanged (its SQL's hash
@@ -16,7 +17,7 @@ untouched and the writer does not copy it to the reader snapshot again. dbt's ``
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import duckdb
@@ -77,11 +78,23 @@ def refresh_views(con: duckdb.DuckDBPyConnection, settings: Settings, families: 
     return created
 
 
-def _view_hashes(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], str]:
-    """``(schema, view) → comment`` of the views this module manages."""
+def refresh_file_views(con: duckdb.DuckDBPyConnection, schema: str, files: Mapping[str, Path]) -> None:
+    """``<schema>.<name>`` over each Parquet file of ``files`` (name → path). The files are replaced in place
+    by their writer, so the views stay as they are and ``trace.duckdb`` is written only the first time."""
+    con.execute(f"create schema if not exists {ident(schema)}")
+    current = _view_hashes(con, (schema,))
+    for name, path in files.items():
+        _view(con, current, schema, name, f"select * from {parquet_scan(path, hive=False)}")
+
+
+def _view_hashes(
+    con: duckdb.DuckDBPyConnection, schemas: Sequence[str] = ("raw", "quarantine", "meta")
+) -> dict[tuple[str, str], str]:
+    """``(schema, view) → comment`` of the views in ``schemas`` (by default the ones over the lake)."""
     rows = con.execute(
         "select schema_name, view_name, coalesce(comment, '') from duckdb_views() "
-        "where schema_name in ('raw', 'quarantine', 'meta')"
+        "where list_contains(?, schema_name)",
+        [list(schemas)],
     ).fetchall()
     return {(schema, name): comment for schema, name, comment in rows}
 
@@ -93,7 +106,7 @@ def _view(
     digest = "sha1:" + hashlib.sha1(body.encode()).hexdigest()
     if current.get((schema, name)) == digest:
         return
-    view = f"{schema}.{ident(name)}"
+    view = f"{ident(schema)}.{ident(name)}"
     con.execute(f"create or replace view {view} as {body}")
     con.execute(f"comment on view {view} is {lit(digest)}")
 

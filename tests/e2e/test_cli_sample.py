@@ -88,3 +88,25 @@ def test_sql_command_reads_the_warehouse(built) -> None:
     assert ok.returncode == 0 and "400" in ok.stdout
     bad = run_cli("sql", "select * from raw.no_such_family", env=env)
     assert bad.returncode == 1 and "no_such_family" in bad.stderr
+
+
+def test_the_fits_are_built_and_say_the_sample_is_synthetic(built) -> None:
+    """`trace-warehouse run` builds the fitted models after the facts; on the sample the fits stand on
+    generated requests and say so; only windows of day 0, which holds the 400 real rows, can be real."""
+    wh, _, out = built
+    summary = out.split("\n---\n")[1]
+    assert "fits/* (3 assets)" in summary
+    for table in ("arrival_fits", "token_length_fits", "request_rate_scaling"):
+        origins = dict(query(wh, f"select data_origin, count(*) from analysis.{table} group by 1"))
+        assert "synthetic" in origins and set(origins) <= {"synthetic", "mixed", "real"}, (table, origins)
+    # the real rows are all in day 0 (seconds 5 to 37,274): no later window can be real
+    real = query(
+        wh, "select count(*) from analysis.arrival_fits where data_origin = 'real' and window_start_s > 37274"
+    )
+    assert real == [(0,)]
+    windows = query(
+        wh,
+        "select count(*), count(distinct (model_name, log_type, window_kind, window_index)) "
+        "from analysis.arrival_fits",
+    )
+    assert windows[0][0] == windows[0][1] > 0

@@ -60,6 +60,7 @@ def test_a_reported_upstream_change_requests_its_lineage_and_nothing_else(defs: 
     }
     # its models (whose `quarantine` source is never materialized) follow in the same tick
     assert {"staging/stg_burstgpt__requests", "marts/fct_request"} <= wanted
+    assert {"fits/arrival_fits", "fits/token_length_fits", "fits/request_rate_scaling"} <= wanted
     assert not any("acme" in k for k in wanted)
 
 

@@ -35,8 +35,18 @@ EVENTS = [
 
 
 def test_layers() -> None:
-    assert [layer_of(k) for k in ("landing/x", "raw/x", "staging/stg", "marts/f", "report/r", "docs/dbt")] == [
-        "landing", "raw", "dbt", "dbt", "reports", "reports",
+    keys = (
+        "landing/x",
+        "raw/x",
+        "staging/stg",
+        "marts/f",
+        "analysis/m",
+        "fits/arrival_fits",
+        "report/r",
+        "docs/dbt",
+    )
+    assert [layer_of(k) for k in keys] == [
+        "landing", "raw", "dbt", "dbt", "dbt", "fits", "reports", "reports",
     ]  # fmt: skip
 
 
