@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pipelines.report import figures, queries
+from pipelines.report import figures, notebook_figures, notebook_queries, queries
 
 PlotFn = Callable[..., bytes]
 
@@ -114,6 +114,28 @@ FIGURES: tuple[FigureSpec, ...] = (
         "on marts.fct_node_metric: the mart's quantiles are too coarse for a curve), with the published "
         "median and share at 0 from analysis.utilization_percentiles as stars.",
         GPU_SAMPLES, queries.GPU_UTILIZATION, figures.gpu_utilization_cdf, reads="utilization_percentiles",
+    ),
+    FigureSpec(
+        "job_duration_cdf_by_type",
+        "Duration and queueing delay per job type (CDF)",
+        "CDF of GPU-job duration (the file's, on 2**0..2**21 s) and queueing delay (the file's, on "
+        "2**0..2**15 s) per job type and cluster, the upstream notebook's per-type figure (log x).",
+        GPU_JOBS, notebook_queries.JOB_DURATION_CDF_BY_TYPE, notebook_figures.job_duration_cdf_by_type,
+    ),
+    FigureSpec(
+        "job_state_shares_by_type",
+        "Final state of GPU jobs per job type",
+        "Shares of completed / cancelled / failed / other GPU jobs within each cluster and job type, by "
+        "count and by GPU time (the file's duration x GPUs).",
+        GPU_JOBS, notebook_queries.JOB_STATE_SHARES_BY_TYPE, notebook_figures.job_state_shares_by_type,
+    ),
+    FigureSpec(
+        "cluster_occupancy_hourly",
+        "Cluster occupancy from the jobs",
+        "GPUs running (GPU-hours per hour) and queued per cluster and hour (days since its first hour), from the jobs' submit, "
+        "start and end times; right: mean running GPUs by the cluster's local hour of day (Asia/Shanghai "
+        "for Seren and Kalos; UTC where the zone is undocumented).",
+        GPU_JOBS, notebook_queries.CLUSTER_OCCUPANCY_HOURLY, notebook_figures.cluster_occupancy_hourly,
     ),
 )  # fmt: skip
 

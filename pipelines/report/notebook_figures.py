@@ -1,0 +1,136 @@
+"""Figures of the notebook marts (issue 15, section 1): per-type duration and queueing-delay CDFs, final
+states within each job type, and hourly cluster occupancy. The same drawing rules as ``figures``: matplotlib's
+object API on Agg, imported inside the functions, "no data" on an empty frame, the origin footer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pipelines.report.figures import (
+    DURATION_TICKS,
+    NO_GPU_JOBS,
+    STATE_COLORS,
+    TYPE_COLORS,
+    _clusters,
+    _colors,
+    _figure,
+    _no_rows,
+    _ordered,
+    _png,
+    _stacked_shares,
+    _style,
+)
+from pipelines.report.origin import RowOrigin
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# The notebook's per-type figure: the file's duration on 2**0..2**21 s, its queue on 2**0..2**15 s.
+TYPE_CDF_PANELS = (
+    ("reported_duration_s", "Duration (the file's)", 2**21),
+    ("reported_queue_s", "Queueing delay (the file's)", 2**15),
+)
+CLUSTER_LINESTYLES = ("-", "--", ":", "-.")
+NO_JOB_TIMES = "no GPU jobs with a submit time"
+
+
+def job_duration_cdf_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
+    """CDF of GPU-job duration and queueing delay per job type (colour) and cluster (line style), log x."""
+    title = "Duration and queueing delay per job type (CDF)"
+    if df.empty:
+        return _no_rows(df, title, "job_duration_cdf_by_type", NO_GPU_JOBS, origin)
+    clusters = _ordered(df["cluster_name"])
+    types = _ordered(df["job_type"], tuple(TYPE_COLORS))
+    colors = _colors(types, TYPE_COLORS)
+    styles = {c: CLUSTER_LINESTYLES[i % len(CLUSTER_LINESTYLES)] for i, c in enumerate(clusters)}
+    with _style():
+        fig, axes = _figure(title, 2, sharey=True)
+        for ax, (measure, label, x_max) in zip(axes, TYPE_CDF_PANELS, strict=True):
+            for cluster in clusters:
+                for job_type in types:
+                    sub = df[
+                        (df["cluster_name"] == cluster)
+                        & (df["job_type"] == job_type)
+                        & (df["measure"] == measure)
+                    ]
+                    if sub.empty:
+                        continue
+                    ax.plot(
+                        sub["threshold_s"],
+                        sub["cumulative_share"],
+                        color=colors[job_type],
+                        ls=styles[cluster],
+                        lw=1.2,
+                    )
+            ax.set_xscale("log")
+            ax.set_xlim(1, x_max)
+            ax.set_xticks(
+                [t for t, lab in DURATION_TICKS if t <= x_max],
+                [lab for t, lab in DURATION_TICKS if t <= x_max],
+            )
+            ax.minorticks_off()
+            ax.set_ylim(0, 1.02)
+            ax.set_xlabel(label)
+        axes[0].set_ylabel("Share of the type's GPU jobs ≤ x")
+        for job_type in types:
+            axes[0].plot([], [], color=colors[job_type], label=job_type)
+        for cluster in clusters:
+            axes[1].plot([], [], color="#555555", ls=styles[cluster], label=cluster)
+        axes[0].legend(loc="lower right", title="type")
+        axes[1].legend(loc="lower right", title="cluster")
+        return _png(fig, origin)
+
+
+def job_state_shares_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
+    """Final state of GPU jobs within each cluster and job type, by count and by GPU time."""
+    title = "Final state of GPU jobs per job type"
+    if not df.empty:
+        df = df.assign(cluster_name=df["cluster_name"] + " · " + df["job_type"])
+    return _stacked_shares(
+        df, origin, title=title, mart="job_state_shares_by_type", category="state_group", fixed=STATE_COLORS
+    )
+
+
+def cluster_occupancy_hourly(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
+    """GPUs running (GPU-hours per hour) and queued per cluster over its days; running by the cluster's local hour."""
+    title = "Cluster occupancy from the jobs"
+    if df.empty:
+        return _no_rows(df, title, "cluster_occupancy_hourly", NO_JOB_TIMES, origin)
+    clusters, colors = _clusters(df)
+    with _style():
+        fig, (over_time, by_hour) = _figure(title, 2, width_ratios=(1.6, 1))
+        for cluster in clusters:
+            sub = df[df["cluster_name"] == cluster]
+            days = (sub["hour_index"] - sub["hour_index"].min()) / 24  # clusters of different years, one axis
+            over_time.plot(
+                days, sub["running_gpu_hours"], color=colors[cluster], lw=0.9, label=f"{cluster} running"
+            )
+            over_time.plot(
+                days,
+                sub["mean_queued_gpus"],
+                color=colors[cluster],
+                lw=0.7,
+                ls=":",
+                label=f"{cluster} queued",
+            )
+            local = sub[sub["local_hour_of_day"].notna()]
+            hours = local if not local.empty else sub
+            column = "local_hour_of_day" if not local.empty else "utc_hour_of_day"
+            mean = hours.groupby(column)["running_gpu_hours"].mean()
+            by_hour.plot(
+                mean.index,
+                mean.values,
+                color=colors[cluster],
+                lw=1.2,
+                marker=".",
+                label=f"{cluster} ({'local' if not local.empty else 'UTC'})",
+            )
+        over_time.set_ylabel("GPUs (mean over the hour)")
+        over_time.set_xlabel("days since the cluster's first hour")
+        over_time.legend(loc="upper left", ncols=2)
+        by_hour.set_xlim(0, 23)
+        by_hour.set_xticks([0, 6, 12, 18, 23])
+        by_hour.set_xlabel("hour of day (cluster's local time)")
+        by_hour.set_ylabel("mean running GPUs")
+        by_hour.legend(loc="upper left")
+        return _png(fig, origin)
