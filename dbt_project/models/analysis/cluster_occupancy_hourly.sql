@@ -263,14 +263,22 @@ final as (
             + timed.running_gpus_before + timed.running_gpus_change_at_start
             as {{ type_double() }}
         ) as requested_gpus_at_hour_start,
-        cast(timed.queued_jobs_before + timed.queued_jobs_change_s / 3600.0 as {{ type_double() }})
-            as mean_queued_jobs,
-        cast(timed.queued_gpus_before + timed.queued_gpus_change_s / 3600.0 as {{ type_double() }})
-            as mean_queued_gpus,
-        cast(timed.running_jobs_before + timed.running_jobs_change_s / 3600.0 as {{ type_double() }})
-            as mean_running_jobs,
-        cast(timed.running_gpus_before + timed.running_gpus_change_s / 3600.0 as {{ type_double() }})
-            as running_gpu_hours,
+        cast(
+            timed.queued_jobs_before + timed.queued_jobs_change_s / cast(3600 as {{ type_double() }})
+            as {{ type_double() }}
+        ) as mean_queued_jobs,
+        cast(
+            timed.queued_gpus_before + timed.queued_gpus_change_s / cast(3600 as {{ type_double() }})
+            as {{ type_double() }}
+        ) as mean_queued_gpus,
+        cast(
+            timed.running_jobs_before + timed.running_jobs_change_s / cast(3600 as {{ type_double() }})
+            as {{ type_double() }}
+        ) as mean_running_jobs,
+        cast(
+            timed.running_gpus_before + timed.running_gpus_change_s / cast(3600 as {{ type_double() }})
+            as {{ type_double() }}
+        ) as running_gpu_hours,
         cast(coalesce(gpu_utilization.gpu_util_samples, 0) as {{ dbt.type_bigint() }}) as gpu_util_samples,
         cast(gpu_utilization.mean_gpu_util_pct as {{ type_double() }}) as mean_gpu_util_pct,
         cast(timed.real_jobs as {{ dbt.type_bigint() }}) as real_jobs,
