@@ -137,6 +137,20 @@ FIGURES: tuple[FigureSpec, ...] = (
         "for Seren and Kalos; UTC where the zone is undocumented).",
         GPU_JOBS, notebook_queries.CLUSTER_OCCUPANCY_HOURLY, notebook_figures.cluster_occupancy_hourly,
     ),
+    FigureSpec(
+        "user_gpu_hours",
+        "GPU-hours concentration over users",
+        "Share of each cluster's GPU-hours (the file's duration x GPUs) used by its heaviest users: the "
+        "Lorenz curve from the top, with the top 1 / 5 / 10 % of users marked (analysis.user_gpu_concentration).",
+        GPU_JOBS, notebook_queries.USER_GPU_HOURS, notebook_figures.user_gpu_hours,
+    ),
+    FigureSpec(
+        "tokens_per_hour",
+        "BurstGPT token throughput per hour",
+        "Request and response tokens per second (hourly means) over the trace, per BurstGPT file; per day "
+        "in analysis.tokens_per_day.",
+        REQUESTS, notebook_queries.TOKENS_PER_HOUR, notebook_figures.tokens_per_hour, series="file_number",
+    ),
 )  # fmt: skip
 
 REPORT_NAME = "report"

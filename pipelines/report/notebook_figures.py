@@ -1,19 +1,23 @@
 """Figures of the notebook marts (issue 15, section 1): per-type duration and queueing-delay CDFs, final
-states within each job type, and hourly cluster occupancy. The same drawing rules as ``figures``: matplotlib's
+states within each job type, hourly cluster occupancy, GPU-hours over users and BurstGPT token throughput. The same drawing rules as ``figures``: matplotlib's
 object API on Agg, imported inside the functions, "no data" on an empty frame, the origin footer."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from pipelines.report.figures import (
     DURATION_TICKS,
     NO_GPU_JOBS,
+    NO_REQUESTS,
     STATE_COLORS,
     TYPE_COLORS,
     _clusters,
     _colors,
     _figure,
+    _file_colors,
+    _file_label,
     _no_rows,
     _ordered,
     _png,
@@ -32,6 +36,7 @@ TYPE_CDF_PANELS = (
 )
 CLUSTER_LINESTYLES = ("-", "--", ":", "-.")
 NO_JOB_TIMES = "no GPU jobs with a submit time"
+TOP_USER_PERCENTS = (1, 5, 10)
 
 
 def job_duration_cdf_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
@@ -133,4 +138,73 @@ def cluster_occupancy_hourly(df: pd.DataFrame, origin: RowOrigin | None = None) 
         by_hour.set_xlabel("hour of day (cluster's local time)")
         by_hour.set_ylabel("mean running GPUs")
         by_hour.legend(loc="upper left")
+        return _png(fig, origin)
+
+
+def user_gpu_hours(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
+    """Lorenz curve of GPU-hours over users from the heaviest, per cluster; top 1 / 5 / 10 % marked."""
+    title = "GPU-hours concentration over users"
+    if df.empty:
+        return _no_rows(df, title, "user_gpu_hours", NO_GPU_JOBS, origin)
+    clusters, colors = _clusters(df)
+    with _style():
+        fig, (ax,) = _figure(title)
+        for cluster in clusters:
+            sub = df[(df["cluster_name"] == cluster) & df["cumulative_share_of_gpu_hours"].notna()]
+            if sub.empty:
+                continue
+            users = int(sub["cluster_users"].iloc[0])
+            x = [0.0, *(sub["user_rank"] / users * 100)]
+            y = [0.0, *sub["cumulative_share_of_gpu_hours"]]
+            ax.plot(x, y, color=colors[cluster], lw=1.4, label=f"{cluster} ({users:,} users)")
+            for percent in TOP_USER_PERCENTS:
+                top = max(1, math.ceil(users * percent / 100))
+                point = sub[sub["user_rank"] == top]
+                if not point.empty:
+                    ax.plot(
+                        percent,
+                        point["cumulative_share_of_gpu_hours"].iloc[0],
+                        "o",
+                        color=colors[cluster],
+                        ms=3,
+                    )
+        ax.plot([0, 100], [0, 1], color="#999999", lw=0.7, ls=":", label="every user equal")
+        ax.set_xscale("symlog", linthresh=1)
+        ax.set_xlim(0, 100)
+        ax.set_xticks([0, 1, 5, 10, 50, 100], ["0", "1", "5", "10", "50", "100"])
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("Top % of users by GPU-hours (dots: top 1 / 5 / 10 %)")
+        ax.set_ylabel("Share of the cluster's GPU-hours")
+        ax.legend(loc="lower right")
+        return _png(fig, origin)
+
+
+def tokens_per_hour(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
+    """Request and response tokens per second (hourly means) over the trace, per file."""
+    title = "BurstGPT token throughput per hour"
+    if df.empty:
+        return _no_rows(df, title, "tokens_per_hour", NO_REQUESTS, origin)
+    colors = _file_colors(df)
+    panels = (
+        ("request_tokens_per_s", "Request tokens / s"),
+        ("response_tokens_per_s", "Response tokens / s"),
+    )
+    with _style():
+        fig, axes = _figure(title, 2, sharey=False)
+        for ax, (column, label) in zip(axes, panels, strict=True):
+            for (number, release), sub in df.groupby(["file_number", "release"], sort=True):
+                marker = "o" if len(sub) <= 48 else None
+                ax.plot(
+                    sub["hour_index"] / 24,
+                    sub[column],
+                    color=colors[int(number)],
+                    lw=0.8,
+                    marker=marker,
+                    ms=2,
+                    label=_file_label(number, release),
+                )
+            ax.set_ylim(bottom=0)
+            ax.set_xlabel("Trace day N (hourly means)")
+            ax.set_ylabel(label)
+        axes[0].legend(loc="upper right")
         return _png(fig, origin)

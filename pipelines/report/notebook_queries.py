@@ -25,3 +25,16 @@ select cluster_name, hour_index, hour_start_utc, utc_hour_of_day, local_hour_of_
 from analysis.cluster_occupancy_hourly
 order by cluster_name, hour_index
 """
+
+USER_GPU_HOURS = """
+select cluster_name, user_rank, cluster_users, reported_gpu_hours, cumulative_share_of_gpu_hours, data_origin
+from analysis.user_gpu_hours
+order by cluster_name, user_rank
+"""
+
+TOKENS_PER_HOUR = """
+select file_number, release, hour_index, requests, request_tokens, response_tokens, request_tokens_per_s,
+    response_tokens_per_s, data_origin
+from analysis.tokens_per_hour
+order by file_number, hour_index
+"""

@@ -30,8 +30,10 @@ from pipelines.settings import PROJECT_ROOT, Settings, load_settings
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JOB_FIGURES = {"job_state_shares", "job_type_shares", "job_duration_cdf", "gpu_num_cdf"}
-NOTEBOOK_JOB_FIGURES = {"job_duration_cdf_by_type", "job_state_shares_by_type", "cluster_occupancy_hourly"}
-REQUEST_FIGURES = {"requests_per_hour", "requests_per_weekday", "token_distribution"}
+NOTEBOOK_JOB_FIGURES = {
+    "job_duration_cdf_by_type", "job_state_shares_by_type", "cluster_occupancy_hourly", "user_gpu_hours",
+}  # fmt: skip
+REQUEST_FIGURES = {"requests_per_hour", "requests_per_weekday", "token_distribution", "tokens_per_hour"}
 
 
 @dataclass
