@@ -189,6 +189,15 @@ def test_report_states_real_and_synthetic_rows(reports: Materialized) -> None:
         "real-data result |"
     ) in text
     assert "| pass |" not in text
+    # the notebook figure by figure, each with its mart and, when drawn, its figure
+    assert text.index("## The upstream notebook, figure by figure") > text.index(
+        "## Computed beside published"
+    )
+    assert "| box_gpu_num: GPUs per job by type | `gpu_num_by_type` | — |" in text
+    assert (
+        "| `job_duration_cdf_by_type` | [job_duration_cdf_by_type.png](job_duration_cdf_by_type.png) |"
+        in text
+    )
 
     meta = reports.metadata[report_key("report")]
     assert (meta["rows_real"], meta["rows_synthetic"], meta["has_synthetic_rows"]) == (404, 23, True)
