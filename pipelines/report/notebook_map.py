@@ -43,6 +43,11 @@ NOTEBOOK_FIGURES: tuple[tuple[str, str, str], ...] = (
         "tokens_per_hour",
     ),
     ("beyond the notebook: BurstGPT_3 sessions", "burstgpt_sessions", ""),
+    (
+        "beyond the notebook: BurstGPT_3 elapsed time against response tokens",
+        "elapsed_by_response_tokens",
+        "",
+    ),
 )
 
 

@@ -417,7 +417,7 @@ def test_unit_tests_pass(built, tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout[-6000:]
     run = json.loads((tmp_path / "target" / "run_results.json").read_text())
     statuses = Counter(r["status"] for r in run["results"] if r["unique_id"].startswith("unit_test."))
-    assert statuses == {"pass": 22}
+    assert statuses == {"pass": 23}
 
 
 def test_bare_dbt_build_creates_raw_and_quarantine_relations(built, tmp_path: Path) -> None:
