@@ -151,6 +151,13 @@ FIGURES: tuple[FigureSpec, ...] = (
         "in analysis.tokens_per_day.",
         REQUESTS, notebook_queries.TOKENS_PER_HOUR, notebook_figures.tokens_per_hour, series="file_number",
     ),
+    FigureSpec(
+        "gpu_num_by_type",
+        "GPUs per GPU job by type (box plot)",
+        "GPUs requested per GPU job by cluster and job type: quartiles and whiskers at 1.5 x IQR (as the "
+        "notebook's box_gpu_num, whose own box also counts CPU-only jobs: population all_jobs in the mart).",
+        GPU_JOBS, notebook_queries.GPU_NUM_BY_TYPE, notebook_figures.gpu_num_by_type,
+    ),
 )  # fmt: skip
 
 REPORT_NAME = "report"

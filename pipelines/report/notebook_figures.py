@@ -208,3 +208,47 @@ def tokens_per_hour(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
             ax.set_ylabel(label)
         axes[0].legend(loc="upper right")
         return _png(fig, origin)
+
+
+def gpu_num_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
+    """Box plot of GPUs per GPU job by cluster and type (quartiles, 1.5 IQR whiskers), log y."""
+    title = "GPUs per GPU job by type (box plot)"
+    if not df.empty:
+        df = df[df["population"] == "gpu_jobs"]
+    if df.empty:
+        return _no_rows(df, title, "gpu_num_by_type", NO_GPU_JOBS, origin)
+    clusters, colors = _clusters(df)
+    types = _ordered(df["job_type"], tuple(TYPE_COLORS))
+    boxes, box_colors = [], []
+    for cluster in clusters:
+        for job_type in types:
+            row = df[(df["cluster_name"] == cluster) & (df["job_type"] == job_type)]
+            if row.empty:
+                continue
+            r = row.iloc[0]
+            boxes.append(
+                {
+                    "med": r["p50_gpu_num"],
+                    "q1": r["p25_gpu_num"],
+                    "q3": r["p75_gpu_num"],
+                    "whislo": r["lower_whisker_gpu_num"],
+                    "whishi": r["upper_whisker_gpu_num"],
+                    "fliers": [
+                        v
+                        for v in (r["min_gpu_num"], r["max_gpu_num"])
+                        if v < r["lower_whisker_gpu_num"] or v > r["upper_whisker_gpu_num"]
+                    ],
+                    "label": f"{cluster}\n{job_type}",
+                }
+            )
+            box_colors.append(colors[cluster])
+    with _style():
+        fig, (ax,) = _figure(title)
+        artists = ax.bxp(boxes, showfliers=True, patch_artist=True, widths=0.6)
+        for patch, color in zip(artists["boxes"], box_colors, strict=True):
+            patch.set_facecolor(color)
+            patch.set_alpha(0.6)
+        ax.set_yscale("log", base=2)
+        ax.set_ylabel("GPUs requested (dots: min / max outside the whiskers)")
+        ax.tick_params(axis="x", labelsize=6)
+        return _png(fig, origin)

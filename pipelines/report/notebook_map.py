@@ -22,7 +22,7 @@ NOTEBOOK_FIGURES: tuple[tuple[str, str, str], ...] = (
         "job_duration_cdf_by_type",
         "job_duration_cdf_by_type",
     ),
-    ("box_gpu_num: GPUs per job by type", "gpu_num_by_type", ""),
+    ("box_gpu_num: GPUs per job by type", "gpu_num_by_type", "gpu_num_by_type"),
     ("cdf_resource_util: SM, occupancy, GPU/CPU memory, CPU, IB", "utilization_percentiles", ""),
     ("cdf_temperature: GPU and memory temperature", "utilization_percentiles", ""),
     ("cdf_power: GPU power, server power A/B/C/D", "utilization_percentiles, server_power_by_type", ""),

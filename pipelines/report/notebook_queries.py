@@ -38,3 +38,10 @@ select file_number, release, hour_index, requests, request_tokens, response_toke
 from analysis.tokens_per_hour
 order by file_number, hour_index
 """
+
+GPU_NUM_BY_TYPE = """
+select cluster_name, job_type, population, jobs, min_gpu_num, lower_whisker_gpu_num, p25_gpu_num, p50_gpu_num,
+    p75_gpu_num, upper_whisker_gpu_num, max_gpu_num, data_origin
+from analysis.gpu_num_by_type
+order by cluster_name, job_type, population
+"""

@@ -32,6 +32,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JOB_FIGURES = {"job_state_shares", "job_type_shares", "job_duration_cdf", "gpu_num_cdf"}
 NOTEBOOK_JOB_FIGURES = {
     "job_duration_cdf_by_type", "job_state_shares_by_type", "cluster_occupancy_hourly", "user_gpu_hours",
+    "gpu_num_by_type",
 }  # fmt: skip
 REQUEST_FIGURES = {"requests_per_hour", "requests_per_weekday", "token_distribution", "tokens_per_hour"}
 
@@ -193,7 +194,11 @@ def test_report_states_real_and_synthetic_rows(reports: Materialized) -> None:
     assert text.index("## The upstream notebook, figure by figure") > text.index(
         "## Computed beside published"
     )
-    assert "| box_gpu_num: GPUs per job by type | `gpu_num_by_type` | — |" in text
+    assert (
+        "| box_gpu_num: GPUs per job by type | `gpu_num_by_type` | [gpu_num_by_type.png](gpu_num_by_type.png) |"
+        in text
+    )
+    assert "| cdf_temperature: GPU and memory temperature | `utilization_percentiles` | — |" in text
     assert (
         "| `job_duration_cdf_by_type` | [job_duration_cdf_by_type.png](job_duration_cdf_by_type.png) |"
         in text
