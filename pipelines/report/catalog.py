@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pipelines.report import figures, queries
+from pipelines.report import figures, notebook_figures, notebook_queries, queries
 
 PlotFn = Callable[..., bytes]
 
@@ -126,6 +126,49 @@ FIGURES: tuple[FigureSpec, ...] = (
         "SM_OCCUPANCY, PIPE_TENSOR_ACTIVE, DRAM_ACTIVE, FB_USED as % of 80 GiB, temperatures, power, "
         "node CPU / memory / IB), a line per cluster, on the metric's fixed grid (analysis.utilization_grid).",
         UTILIZATION_SAMPLES, queries.UTILIZATION_CDF, figures.utilization_cdf,
+    ),
+    FigureSpec(
+        "job_duration_cdf_by_type",
+        "Duration and queueing delay per job type (CDF)",
+        "CDF of GPU-job duration (the file's, on 2**0..2**21 s) and queueing delay (the file's, on "
+        "2**0..2**15 s) per job type and cluster, the upstream notebook's per-type figure (log x).",
+        GPU_JOBS, notebook_queries.JOB_DURATION_CDF_BY_TYPE, notebook_figures.job_duration_cdf_by_type,
+    ),
+    FigureSpec(
+        "job_state_shares_by_type",
+        "Final state of GPU jobs per job type",
+        "Shares of completed / cancelled / failed / other GPU jobs within each cluster and job type, by "
+        "count and by GPU time (the file's duration x GPUs).",
+        GPU_JOBS, notebook_queries.JOB_STATE_SHARES_BY_TYPE, notebook_figures.job_state_shares_by_type,
+    ),
+    FigureSpec(
+        "cluster_occupancy_hourly",
+        "Cluster occupancy from the jobs",
+        "GPUs running (GPU-hours per hour) and queued per cluster and hour (days since its first hour), from the jobs' submit, "
+        "start and end times; right: mean running GPUs by the cluster's local hour of day (Asia/Shanghai "
+        "for Seren and Kalos; UTC where the zone is undocumented).",
+        GPU_JOBS, notebook_queries.CLUSTER_OCCUPANCY_HOURLY, notebook_figures.cluster_occupancy_hourly,
+    ),
+    FigureSpec(
+        "user_gpu_hours",
+        "GPU-hours concentration over users",
+        "Share of each cluster's GPU-hours (the file's duration x GPUs) used by its heaviest users: the "
+        "Lorenz curve from the top, with the top 1 / 5 / 10 % of users marked (analysis.user_gpu_concentration).",
+        GPU_JOBS, notebook_queries.USER_GPU_HOURS, notebook_figures.user_gpu_hours,
+    ),
+    FigureSpec(
+        "tokens_per_hour",
+        "BurstGPT token throughput per hour",
+        "Request and response tokens per second (hourly means) over the trace, per BurstGPT file; per day "
+        "in analysis.tokens_per_day.",
+        REQUESTS, notebook_queries.TOKENS_PER_HOUR, notebook_figures.tokens_per_hour, series="file_number",
+    ),
+    FigureSpec(
+        "gpu_num_by_type",
+        "GPUs per GPU job by type (box plot)",
+        "GPUs requested per GPU job by cluster and job type: quartiles and whiskers at 1.5 x IQR (as the "
+        "notebook's box_gpu_num, whose own box also counts CPU-only jobs: population all_jobs in the mart).",
+        GPU_JOBS, notebook_queries.GPU_NUM_BY_TYPE, notebook_figures.gpu_num_by_type,
     ),
 )  # fmt: skip
 

@@ -7,7 +7,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pipelines.report.notebook_map import notebook_section
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -322,6 +325,7 @@ def report_markdown(
         f"Generated {generated_at:%Y-%m-%d %H:%M} UTC from `trace.duckdb` (the analysis marts). {day0}."
     )
     sections = [header, origin_section(origins), figures_section(figures), comparison_section(comparisons)]
+    sections.append(notebook_section(Path(file_name).stem for file_name, _ in figures))
     if fits is not None:
         sections.append(fits_section(fits))
     return "\n\n".join(sections) + "\n"

@@ -439,7 +439,7 @@ def test_unit_tests_pass(built, tmp_path: Path) -> None:
     run = json.loads((tmp_path / "target" / "run_results.json").read_text())
     statuses = Counter(r["status"] for r in run["results"] if r["unique_id"].startswith("unit_test."))
     manifest = json.loads((tmp_path / "target" / "manifest.json").read_text())
-    assert len(manifest["unit_tests"]) >= 13
+    assert len(manifest["unit_tests"]) >= 24
     assert statuses == {"pass": len(manifest["unit_tests"])}
 
 

@@ -30,7 +30,11 @@ from pipelines.settings import PROJECT_ROOT, Settings, load_settings
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JOB_FIGURES = {"job_state_shares", "job_type_shares", "job_duration_cdf", "gpu_num_cdf"}
-REQUEST_FIGURES = {"requests_per_hour", "requests_per_weekday", "token_distribution"}
+NOTEBOOK_JOB_FIGURES = {
+    "job_duration_cdf_by_type", "job_state_shares_by_type", "cluster_occupancy_hourly", "user_gpu_hours",
+    "gpu_num_by_type",
+}  # fmt: skip
+REQUEST_FIGURES = {"requests_per_hour", "requests_per_weekday", "token_distribution", "tokens_per_hour"}
 UTILIZATION_FIGURES = {"gpu_utilization_cdf", "utilization_cdf"}
 
 
@@ -77,6 +81,7 @@ def empty_jobs(built: Settings, tmp_path_factory: pytest.TempPathFactory) -> Mat
             "analysis.job_type_shares", "analysis.job_duration_cdf", "analysis.job_duration_percentiles",
             "analysis.utilization_percentiles", "analysis.utilization_histogram", "analysis.utilization_cdf",
             "analysis.cluster_job_counts",
+            *(f"analysis.{name}" for name in NOTEBOOK_JOB_FIGURES),
         ):  # fmt: skip
             con.execute(f"delete from {table}")
         con.execute("drop table analysis.gpu_num_cdf")
@@ -134,7 +139,8 @@ def test_figures_state_the_origin_of_their_rows(reports: Materialized) -> None:
     by_name = {s.name: reports.metadata[report_key(s.name)] for s in FIGURES}
     for name in REQUEST_FIGURES:  # 400 real BurstGPT_1 lines, 2 synthetic BurstGPT_3 lines
         assert (by_name[name]["source_rows_real"], by_name[name]["source_rows_synthetic"]) == (400, 2)
-    for name in JOB_FIGURES:  # GPU jobs: 2 real Seren + 2 real Kalos README rows, 8 synthetic
+    # GPU jobs: 2 real Seren + 2 real Kalos README rows, 8 synthetic
+    for name in JOB_FIGURES | NOTEBOOK_JOB_FIGURES:
         assert (by_name[name]["source_rows_real"], by_name[name]["source_rows_synthetic"]) == (4, 8)
     assert by_name["requests_per_hour"]["rows_by_file_number"] == {"1": 11, "3": 1}
     assert by_name["gpu_utilization_cdf"]["rows_by_cluster_name"] == {"kalos": 2, "seren": 4}
@@ -187,6 +193,19 @@ def test_report_states_real_and_synthetic_rows(reports: Materialized) -> None:
         "real-data result |"
     ) in text
     assert "| pass |" not in text
+    # the notebook figure by figure, each with its mart and, when drawn, its figure
+    assert text.index("## The upstream notebook, figure by figure") > text.index(
+        "## Computed beside published"
+    )
+    assert (
+        "| box_gpu_num: GPUs per job by type | `gpu_num_by_type` | [gpu_num_by_type.png](gpu_num_by_type.png) |"
+        in text
+    )
+    assert "| cdf_temperature: GPU and memory temperature | `utilization_percentiles` | — |" in text
+    assert (
+        "| `job_duration_cdf_by_type` | [job_duration_cdf_by_type.png](job_duration_cdf_by_type.png) |"
+        in text
+    )
 
     meta = reports.metadata[report_key("report")]
     assert (meta["rows_real"], meta["rows_synthetic"], meta["has_synthetic_rows"]) == (404, 23, True)
@@ -201,7 +220,7 @@ def test_empty_or_missing_marts_draw_no_data(empty_jobs: Materialized) -> None:
     for spec in FIGURES:
         meta = empty_jobs.metadata[report_key(spec.name)]
         assert_png((empty_jobs.settings.report_dir / f"{spec.name}.png").read_bytes())
-        empty = spec.name in JOB_FIGURES | UTILIZATION_FIGURES
+        empty = spec.name in JOB_FIGURES | NOTEBOOK_JOB_FIGURES | UTILIZATION_FIGURES
         assert (meta["rows_plotted"] == 0) is empty, spec.name
         assert ("no_data" in meta) is empty, spec.name
     assert "gpu_num_cdf does not exist" in str(empty_jobs.metadata[report_key("gpu_num_cdf")]["no_data"])
