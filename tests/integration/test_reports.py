@@ -201,7 +201,11 @@ def test_report_states_real_and_synthetic_rows(reports: Materialized) -> None:
         "| box_gpu_num: GPUs per job by type | `gpu_num_by_type` | [gpu_num_by_type.png](gpu_num_by_type.png) |"
         in text
     )
-    assert "| cdf_temperature: GPU and memory temperature | `utilization_percentiles` | — |" in text
+    assert (
+        "| cdf_temperature: GPU and memory temperature | `utilization_cdf` | "
+        "[utilization_cdf.png](utilization_cdf.png) |" in text
+    )
+    assert "| beyond the notebook: BurstGPT_3 sessions | `burstgpt_sessions` | — |" in text
     assert (
         "| `job_duration_cdf_by_type` | [job_duration_cdf_by_type.png](job_duration_cdf_by_type.png) |"
         in text
