@@ -63,6 +63,7 @@ def load_family(settings: Settings, family_key: str, log: Callable[[str], None] 
             "unchanged": "unchanged",
             "append": f"{result.lines_parsed:,} appended lines parsed in {result.seconds:.1f}s",
         }.get(result.mode, f"loaded in {result.seconds:.1f}s")
+        verb += f", {result.parser} path" if result.parser else ""
         say(f"{st.mirror_path}: {st.loaded:,} rows, {st.rejected:,} rejected ({verb})")
         out.results.append(result)
     out.changed = sorted({k for r in out.results if r.swap for k in (*r.swap.written, *r.swap.removed)})
@@ -73,15 +74,16 @@ def load_family(settings: Settings, family_key: str, log: Callable[[str], None] 
 
 
 def files_table(results: list[LoadResult]) -> str:
-    """A markdown table, a row per file: lines, loaded, rejected, partitions, origin, sha256."""
+    """A markdown table, a row per file: lines, loaded, rejected, partitions, origin, sha256, the parser
+    (``fast``: a clean wide file through ``wide_fast``; ``exact``; ``–``: unchanged, not parsed)."""
     rows = "\n".join(
         f"| `{s.mirror_path}` | {s.lines:,} | {s.loaded:,} | {s.rejected:,} | {len(s.partitions)} | "
-        f"{s.data_origin} | `{s.sha256[:12]}…` |"
-        for s in (r.state for r in results)
+        f"{s.data_origin} | `{s.sha256[:12]}…` | {r.parser or '–'} |"
+        for r, s in ((r, r.state) for r in results)
     )
     return (
-        "| file | lines | loaded | rejected | partitions | origin | sha256 |\n|---|---:|---:|---:|---:|---|---|\n"
-        + rows
+        "| file | lines | loaded | rejected | partitions | origin | sha256 | parser |\n"
+        "|---|---:|---:|---:|---:|---|---|---|\n" + rows
     )
 
 

@@ -32,6 +32,7 @@ from pipelines.lake.state import (
     FileLoadState,
     PartitionState,
     SwapResult,
+    content_hash_sql,
     family_raw_dir,
     outputs_present,
     publish,
@@ -173,9 +174,8 @@ def _checked_cte(path: Path, schema: FileSchema, header: list[str], shifted: boo
 
 
 def _content_hash_sql(staging: Path, columns: list[str]) -> str:
-    hashed = ", ".join(q.ident(c) for c in columns if c not in ("_loaded_at", "_partition"))
     return (
-        f"select _partition, count(*) as n, bit_xor(hash({hashed})) as x, sum(hash({hashed})::hugeint) as s "
+        f"select _partition, {content_hash_sql(columns)} "
         f"from {partitioned_scan(staging)} group by _partition order by _partition"
     )
 
@@ -262,11 +262,8 @@ def _parse_wide_fast(
     con = _connect(settings)
     try:
         rejected = _copy_rejects(con, settings, src, "", kept_rejects)
-        hashes = (
-            con.execute(_content_hash_sql(staging, [c[0] for c in WIDE_COLUMNS])).fetchall()
-            if result.written
-            else []
-        )
+        columns = [c[0] for c in WIDE_COLUMNS]
+        hashes = con.execute(_content_hash_sql(staging, columns)).fetchall() if result.written else []
     finally:
         con.close()
     partitions = [PartitionState(key, int(n), f"{n}:{x}:{s}") for key, n, x, s in hashes]

@@ -19,7 +19,7 @@ repeated per value in the file but the value itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,13 +38,17 @@ from pipelines.lake.relation import PARTITION_DIR_PREFIX
 
 BLOCK_BYTES = 32 << 20  # CSV bytes per parsed block (~2,700 rows of a 2,345-column file)
 PARQUET_ROW_GROUP = 1 << 20
+# Values the Parquet writer takes per step. Each step compares a dictionary column's dictionary with the
+# row group's first (the 2,344 series names): at the default 1,024 that alone was 5× the column's cost.
+WRITE_BATCH = 1 << 17
 # The long layout of a wide file, as the exact path's SQL describes it (DuckDB types; the load state).
 COLUMNS: list[list[str]] = [
     ["time", "TIMESTAMP"], ["time_utc_offset", "VARCHAR"], ["cluster", "VARCHAR"], ["metric", "VARCHAR"],
     ["series", "VARCHAR"], ["value", "DOUBLE"], ["_source_file", "VARCHAR"], ["_row_number", "BIGINT"],
     ["_loaded_at", "TIMESTAMP"], ["_data_origin", "VARCHAR"],
 ]  # fmt: skip
-_CONSTANT = pa.dictionary(pa.int8(), pa.string())
+_STRING = pa.string()
+_CONSTANT = pa.dictionary(pa.int8(), _STRING)
 SCHEMA = pa.schema(
     [
         ("time", pa.dictionary(pa.int32(), pa.timestamp("us"))),
@@ -83,6 +87,7 @@ class WideFile:
 class FastResult:
     lines: int  # data lines read (every one loaded: the fast path has no rejects)
     written: int  # values written
+    seconds: dict[str, float]  # main thread: waiting for parsed blocks, unpivoting, waiting for the writer
 
 
 class _CountingReader:
@@ -109,13 +114,6 @@ class _CountingReader:
 
     def close(self) -> None:
         self.closed = True
-
-
-def _constant(value: str | np.datetime64, n: int, zeros: np.ndarray) -> pa.DictionaryArray:
-    dictionary = pa.array(
-        [value], type=pa.timestamp("us") if isinstance(value, np.datetime64) else pa.string()
-    )
-    return pa.DictionaryArray.from_arrays(pa.array(zeros[:n]), dictionary)
 
 
 class _Times:
@@ -164,10 +162,15 @@ class _PartitionWriters:
             folder.mkdir(parents=True, exist_ok=True)
             writer = pq.ParquetWriter(
                 folder / "data_0.parquet", SCHEMA, compression="zstd", write_statistics=["time"],
-                use_dictionary=True,
+                use_dictionary=True, write_batch_size=WRITE_BATCH,
             )  # fmt: skip
             self._writers[key] = writer
         writer.write_table(table, row_group_size=PARQUET_ROW_GROUP)
+
+    def write_all(self, tables: list[tuple[str, pa.Table]]) -> None:
+        for key, table in tables:
+            if table.num_rows:
+                self.write(key, table)
 
     def close(self) -> None:
         for writer in self._writers.values():
@@ -202,27 +205,88 @@ def _repeat(codes: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.repeat(codes, counts)
 
 
-def load_wide(
-    src: WideFile, staging: Path, partitioning: str, say: Callable[[str], None] | None = None
-) -> FastResult:
-    """Stage ``src``'s values under ``staging`` as the exact path would; raise NotClean when it cannot."""
+class _LongTables:
+    """Blocks of a wide file → long Arrow tables in the lake's schema, one per partition the block touches."""
+
+    def __init__(self, src: WideFile, partitioning: str) -> None:
+        self.src = src
+        self.series = pa.array(src.header[1:], pa.string())
+        self.loaded_at = np.datetime64(src.loaded_at.replace(" ", "T"), "us")
+        self.times = _Times(partitioning)
+        self._zeros = np.zeros(0, dtype=np.int8)
+
+    def tables(self, batch: pa.RecordBatch, first_line: int) -> tuple[int, list[tuple[str, pa.Table]]]:
+        """The block's values (count) and their tables by partition key; ``first_line``: the line number of
+        the block's first line in the file (header = 1)."""
+        src, n = self.src, batch.num_rows
+        stamps, offset, part = self.times.convert(batch.column(0))
+        part = pc.dictionary_encode(part)
+        values, cols, counts = _unpivot(batch)
+        m = len(values)
+        if len(self._zeros) < m:
+            self._zeros = np.zeros(max(m, 2 * len(self._zeros)), dtype=np.int8)
+        # Each value's line in the block: the index into per-line dictionaries (time, line number).
+        line = pa.array(_repeat(np.arange(n, dtype=np.int32), counts))
+
+        def constant(value: str | np.datetime64, kind: pa.DataType = _STRING) -> pa.DictionaryArray:
+            return pa.DictionaryArray.from_arrays(pa.array(self._zeros[:m]), pa.array([value], kind))
+
+        offsets = pc.dictionary_encode(offset)  # "+08:00" on every line, as a rule
+        table = pa.table(
+            [
+                pa.DictionaryArray.from_arrays(line, stamps),  # a Time checked valid is never null
+                constant(offsets.dictionary[0].as_py())
+                if len(offsets.dictionary) == 1 and not offsets.indices.null_count
+                else pa.DictionaryArray.from_arrays(pc.take(offsets.indices, line), offsets.dictionary),
+                constant(src.cluster),
+                constant(src.metric),
+                pa.DictionaryArray.from_arrays(pa.array(cols), self.series),
+                values,
+                constant(src.source_file),
+                pa.DictionaryArray.from_arrays(
+                    line, pa.array(np.arange(first_line, first_line + n, dtype=np.int64))
+                ),
+                constant(self.loaded_at, pa.timestamp("us")),
+                constant(src.origin),
+            ],
+            schema=SCHEMA,
+        )
+        keys, codes = part.dictionary.to_pylist(), np.asarray(part.indices)
+        if len(keys) == 1:
+            return m, [(keys[0], table)]
+        if (np.diff(codes) >= 0).all():  # lines in time order: each partition is a run of them
+            starts = np.flatnonzero(np.diff(codes)) + 1
+            ends = np.cumsum(counts)
+            cuts = [0, *ends[starts - 1].tolist(), m]
+            firsts = [0, *starts.tolist()]
+            return m, [
+                (keys[codes[f]], table.slice(a, b - a))
+                for f, a, b in zip(firsts, cuts[:-1], cuts[1:], strict=True)
+            ]
+        value_part = _repeat(codes, counts)
+        return m, [(k, table.filter(pa.array(value_part == i))) for i, k in enumerate(keys)]
+
+    def close(self) -> None:
+        self.times.close()
+
+
+def load_wide(src: WideFile, staging: Path, partitioning: str) -> FastResult:
+    """Stage ``src``'s values under ``staging`` as the exact path would; raise NotClean when it cannot.
+
+    The main thread takes parsed blocks from pyarrow's reader (which parses ahead on its own threads) and
+    unpivots them; one more thread writes the previous block's Parquet meanwhile."""
     if src.origin not in ("real", "synthetic"):
         raise NotClean(f"origin {src.origin}: per-line real/synthetic ranges")
-    width = len(src.header)
-    names = [f"c{i}" for i in range(width)]
-    series = pa.array(src.header[1:], pa.string())
+    names = [f"c{i}" for i in range(len(src.header))]
     convert = pacsv.ConvertOptions(
         column_types={"c0": pa.string(), **{n: pa.float64() for n in names[1:]}},
         null_values=[""], strings_can_be_null=False, quoted_strings_can_be_null=False,
     )  # fmt: skip
     read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=BLOCK_BYTES, use_threads=True)
-    parse = pacsv.ParseOptions(
-        quote_char=False, double_quote=False, escape_char=False, newlines_in_values=False
-    )
-    loaded_at = np.datetime64(src.loaded_at.replace(" ", "T"), "us")
-    zeros = np.zeros(0, dtype=np.int8)
-    times = _Times(partitioning)
+    parse = pacsv.ParseOptions(quote_char=False, double_quote=False, escape_char=False)
+    long = _LongTables(src, partitioning)
     writers = _PartitionWriters(staging)
+    timings = dict.fromkeys(("read", "unpivot", "write_wait"), 0.0)
     lines = written = 0
     pending: Future[None] | None = None
     try:
@@ -232,69 +296,32 @@ def load_wide(
                 reader = pacsv.open_csv(
                     counter, read_options=read, parse_options=parse, convert_options=convert
                 )
+                clock = time.perf_counter()
                 for batch in reader:
-                    n = batch.num_rows
-                    time, offset, part = times.convert(batch.column(0))
-                    values, cols, counts = _unpivot(batch)
-                    m = len(values)
-                    if len(zeros) < m:
-                        zeros = np.zeros(max(m, 2 * len(zeros)), dtype=np.int8)
-                    time_dict = pc.dictionary_encode(time)
-                    offset_dict = pc.dictionary_encode(offset)
-                    part_dict = pc.dictionary_encode(part)
-                    row_numbers = np.arange(n, dtype=np.int64) + (src.offset + lines + 2)
-
-                    def per_value(codes: pa.Array, counts: np.ndarray = counts) -> pa.Array:
-                        return pa.array(_repeat(codes.to_numpy(zero_copy_only=False), counts))
-
-                    table = pa.table(
-                        [
-                            pa.DictionaryArray.from_arrays(
-                                per_value(time_dict.indices), time_dict.dictionary
-                            ),
-                            pa.DictionaryArray.from_arrays(
-                                per_value(offset_dict.indices), offset_dict.dictionary
-                            ),
-                            _constant(src.cluster, m, zeros),
-                            _constant(src.metric, m, zeros),
-                            pa.DictionaryArray.from_arrays(pa.array(cols), series),
-                            values,
-                            _constant(src.source_file, m, zeros),
-                            pa.DictionaryArray.from_arrays(
-                                per_value(pa.array(np.arange(n, dtype=np.int32))), pa.array(row_numbers)
-                            ),
-                            _constant(loaded_at, m, zeros),
-                            _constant(src.origin, m, zeros),
-                        ],
-                        schema=SCHEMA,
-                    )
-                    keys = part_dict.dictionary.to_pylist()
-                    if len(keys) == 1:
-                        slices = [(keys[0], table)]
-                    else:
-                        value_part = _repeat(part_dict.indices.to_numpy(zero_copy_only=False), counts)
-                        slices = [(k, table.filter(pa.array(value_part == i))) for i, k in enumerate(keys)]
+                    clock = _lap(timings, "read", clock)
+                    m, slices = long.tables(batch, src.offset + lines + 2)
+                    clock = _lap(timings, "unpivot", clock)
                     if pending is not None:
                         pending.result()
-                    pending = pool.submit(_write_all, writers, slices)
-                    lines += n
+                    clock = _lap(timings, "write_wait", clock)
+                    pending = pool.submit(writers.write_all, slices)
+                    lines += batch.num_rows
                     written += m
             except pa.ArrowInvalid as exc:
                 raise NotClean(str(exc).splitlines()[0]) from None
             if pending is not None:
                 pending.result()
+            _lap(timings, "write_wait", clock)
         physical = counter.newlines + (1 if counter.last not in (b"", b"\n") else 0) - 1
         if physical != lines:
             raise NotClean(f"{physical} data lines in the file, {lines} read (blank lines?)")
     finally:
         writers.close()
-        times.close()
-    if say:
-        say(f"{src.source_file}: fast path, {lines:,} lines, {written:,} values")
-    return FastResult(lines, written)
+        long.close()
+    return FastResult(lines, written, {k: round(v, 3) for k, v in timings.items()})
 
 
-def _write_all(writers: _PartitionWriters, slices: list[tuple[str, pa.Table]]) -> None:
-    for key, table in slices:
-        if table.num_rows:
-            writers.write(key, table)
+def _lap(timings: dict[str, float], step: str, since: float) -> float:
+    now = time.perf_counter()
+    timings[step] += now - since
+    return now
