@@ -150,7 +150,14 @@ def _full_shape(doc: dict[str, Any]) -> list[str]:
     load = stages["full_shape_load"]
     readers = [(n, stages[n]) for n in ("full_shape_pyarrow", "full_shape_duckdb")]
     rows = [
-        [f"`{n}`", s["status"], _num(s["work_s"]), _num(s["mb_per_s"], 1), _num(s["peak_rss_mb"], 0)]
+        [
+            f"`{n}`",
+            s["status"],
+            _num(s["work_s"]),
+            _num(s.get("cpu_s")),
+            _num(s["mb_per_s"], 1),
+            _num(s["peak_rss_mb"], 0),
+        ]
         for n, s in [("full_shape_load", load), *readers]
     ]
     mb_s = (f["bytes"] / 1e6 / load["work_s"]) if load["work_s"] else None
@@ -170,10 +177,13 @@ def _full_shape(doc: dict[str, Any]) -> list[str]:
         f"columns ({f['nodes']} nodes × 8 GPUs + Time, {f['days']} days of 15-s samples). Loader path: "
         f"{parsers or '–'}.",
         "",
-        *_table(["stage", "status", "work s", "MiB/s", "peak RSS MiB"], rows),
+        *_table(["stage", "status", "work s", "CPU s", "MiB/s", "peak RSS MiB"], rows),
         f"- project ÷ fastest bare reader (work): **{_num(f.get('full_shape_over_fastest_reader'), 2)}**",
         f"- lake + DuckDB files ÷ CSV bytes: **{_num(f.get('full_shape_lake_share'), 3)}**",
         f"- the ~80 GB set at this speed, one file after another: {arithmetic}",
+        f"- the same from the load's CPU time on two otherwise idle cores ({_num(load.get('cpu_s'))} CPU s ÷ 2 "
+        f"per file): **{_num(f.get('full_shape_80gb_minutes_cpu'), 1)} min** (load average at the end of the "
+        f"run: {', '.join(f'{x:.1f}' for x in doc['host']['load_average_at_end'])})",
         "",
     ]
 
