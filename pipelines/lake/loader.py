@@ -173,11 +173,15 @@ def _checked_cte(path: Path, schema: FileSchema, header: list[str], shifted: boo
     return f"with checked as (select *, {reason} as _reason, {column} as _reject_column from ({parsed}))"
 
 
-def _content_hash_sql(staging: Path, columns: list[str]) -> str:
-    return (
+def _staged_partitions(
+    con: duckdb.DuckDBPyConnection, staging: Path, columns: list[str]
+) -> list[PartitionState]:
+    """Each staged partition's rows and content hash (``state.content_hash_sql``)."""
+    sql = (
         f"select _partition, {content_hash_sql(columns)} "
         f"from {partitioned_scan(staging)} group by _partition order by _partition"
     )
+    return [PartitionState(key, int(n), f"{n}:{x}:{s}") for key, n, x, s in con.execute(sql).fetchall()]
 
 
 @dataclass
@@ -231,12 +235,9 @@ def _parse(
             "(format parquet, partition_by (_partition), compression zstd, overwrite_or_ignore true)",
         )
         _merge_split_partitions(con, staging)
-        hashes = (
-            con.execute(_content_hash_sql(staging, [c[0] for c in columns])).fetchall() if written else []
-        )
+        partitions = _staged_partitions(con, staging, [c[0] for c in columns]) if written else []
     finally:
         con.close()
-    partitions = [PartitionState(key, int(n), f"{n}:{x}:{s}") for key, n, x, s in hashes]
     return _Parsed(lines, rejected, int(written), [c for c in columns if c[0] != "_partition"], partitions)
 
 
@@ -263,10 +264,9 @@ def _parse_wide_fast(
     try:
         rejected = _copy_rejects(con, settings, src, "", kept_rejects)
         columns = [c[0] for c in WIDE_COLUMNS]
-        hashes = con.execute(_content_hash_sql(staging, columns)).fetchall() if result.written else []
+        partitions = _staged_partitions(con, staging, columns) if result.written else []
     finally:
         con.close()
-    partitions = [PartitionState(key, int(n), f"{n}:{x}:{s}") for key, n, x, s in hashes]
     return _Parsed(
         result.lines, rejected, result.written, [list(c) for c in WIDE_COLUMNS], partitions, "fast"
     )
