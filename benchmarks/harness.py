@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import inputs, warehouses, workload
-from benchmarks.options import MEMORY_FACTORS, PHASE_STAGES, TINY_SCALE, Options, parse_options
+from benchmarks.options import (
+    FULL_SHAPE_FILE,
+    MEMORY_FACTORS,
+    PHASE_STAGES,
+    TINY_SCALE,
+    Options,
+    default_util_nodes,
+    full_shape_days,
+    parse_options,
+)
 from benchmarks.runner import RunRecord, StageRunner
 from benchmarks.summary import StageSummary
 from pipelines.families.upstream import UpstreamFile
@@ -47,6 +56,10 @@ STAGE_DESCRIPTIONS = {
     "validate_utilization": f"GX validation of that file at {max(MEMORY_FACTORS):g}× (its rules in DuckDB)",
     "calibration_load": "raw load for the calibration (jobs, BurstGPT 1–3, GPU_UTIL and node CPU)",
     "calibration_dbt": "dbt build (no tests) of the marts the calibration reads, their parents and seeds",
+    "full_shape_generate": "the generator writing one real-shaped Kalos GPU_UTIL (293 nodes × 8 GPUs, 14 days)",
+    "full_shape_load": "raw load of that one file (acme__gpu_metrics: wide → long Parquet lake + views)",
+    "full_shape_pyarrow": "bare reader: pyarrow csv.read_csv of the same file (types inferred, multi-threaded)",
+    "full_shape_duckdb": "bare reader: DuckDB create table as select * from read_csv of the same file",
 }
 CALIBRATION_DUCKDB_MEMORY = "8GB"
 BUILD_STAGES = ("load", "validate", "dbt_build", "dbt_build_spark", "report")
@@ -70,6 +83,7 @@ class Benchmark:
         self.calibration: dict[str, Any] = {}
         self.memory: dict[str, Any] = {}
         self.refresh: dict[str, Any] = {}
+        self.full_shape: dict[str, Any] = {}
 
     # helpers ------------------------------------------------------------------------------------------
     def _record(self, key: str, record: RunRecord, probe: bool = False) -> RunRecord:
@@ -325,18 +339,61 @@ class Benchmark:
             self.calibration = {"error": rec.error, "rows": []}
         warehouses.remove(wh)
 
+    def full_shape_phase(self) -> None:
+        """One real-shaped file (Kalos GPU_UTIL) through the project's load beside the bare readers of the
+        same file, run after run (so load on the machine falls on all three alike)."""
+        o = self.options
+        mirror, wh = self.work / "full-shape-mirror", self.work / "wh-full-shape"
+        days = full_shape_days(o.scale)
+        params = {"scale": o.scale, "util_nodes": default_util_nodes(o.scale), "util_days": days,
+                  "gpu_util_days": days, "seed": o.seed, "out": str(mirror),
+                  "utilization_only": [FULL_SHAPE_FILE]}  # fmt: skip
+        if not self._record("full_shape_generate", self.runner.run("generate", params, {})).ok:
+            raise RuntimeError("the full-shape file could not be generated")
+        cluster, metric = FULL_SHAPE_FILE.split("/")
+        (upstream,) = [
+            f
+            for f in workload.utilization_files(warehouses.mirror_listing(mirror))
+            if (f.cluster, f.metric) == (cluster, metric)
+        ]
+        warehouses.remove(wh)
+        (path,) = warehouses.land(wh, mirror, [upstream])
+        warehouses.remove(mirror)
+        with path.open("rb") as fh:
+            columns = fh.readline().count(b",") + 1
+        self.full_shape = {
+            "file": upstream.mirror_path, "bytes": path.stat().st_size, "lines": inputs.count_lines(path),
+            "columns": columns, "nodes": params["util_nodes"], "days": days,
+        }  # fmt: skip
+        say(f"full shape: {upstream.mirror_path}, {self.full_shape['bytes']:,} bytes, {columns:,} columns")
+        env = warehouses.warehouse_env(wh)
+        for _ in range(o.runs):
+            warehouses.reset(wh)
+            self._record("full_shape_load", self.runner.run("load", {"families": [upstream.family]}, env))
+            self._record(
+                "full_shape_pyarrow", self.runner.run("bare_read_pyarrow", {"paths": [str(path)]}, {})
+            )
+            self._record("full_shape_duckdb", self.runner.run("bare_read", {"paths": [str(path)]}, {}))
+        warehouses.remove(wh)
+
     # the whole run ------------------------------------------------------------------------------------
     def run(self) -> None:
-        self.generate()
+        main_mirror = not self.options.only or bool(self.options.only - {"full_shape"})
+        if main_mirror:
+            self.generate()
+        else:
+            self._mark_skipped(("generate", *BUILD_STAGES), "--only")
         self._phase("fetch", self.fetch)
         wh, tiny = self.work / "wh-workload", self.work / "wh-tiny"
-        self._phase("load", lambda: self.build(wh, tiny))
+        if main_mirror:
+            self._phase("load", lambda: self.build(wh, tiny))
         self._phase("load_utilization", self.load_utilization)
         self._phase("pipeline_total", lambda: self.pipeline_total(wh, tiny))
         self._phase("baselines", lambda: self.baselines(wh))
         self._phase("refresh", self.refresh_phase)
         self._phase("memory", self.memory_phase)
         self._phase("calibration", self.calibration_phase)
+        self._phase("full_shape", self.full_shape_phase)
 
     def _phase(self, phase: str, step: Callable[[], None]) -> None:
         keys = BUILD_STAGES if phase == "load" else PHASE_STAGES[phase]

@@ -142,6 +142,52 @@ def _calibration(doc: dict[str, Any]) -> list[str]:
     return head + table + (["Queries that failed:", "", *errors, ""] if errors else [])
 
 
+def _full_shape(doc: dict[str, Any]) -> list[str]:
+    f = doc.get("full_shape") or {}
+    if not f:
+        return []
+    stages = doc["stages"]
+    load = stages["full_shape_load"]
+    readers = [(n, stages[n]) for n in ("full_shape_pyarrow", "full_shape_duckdb")]
+    rows = [
+        [
+            f"`{n}`",
+            s["status"],
+            _num(s["work_s"]),
+            _num(s.get("cpu_s")),
+            _num(s["mb_per_s"], 1),
+            _num(s["peak_rss_mb"], 0),
+        ]
+        for n, s in [("full_shape_load", load), *readers]
+    ]
+    mb_s = (f["bytes"] / 1e6 / load["work_s"]) if load["work_s"] else None
+    arithmetic = (
+        f"{f['upstream_bytes'] / 1e9:.0f} GB ÷ {mb_s:.1f} MB/s = {f['upstream_bytes'] / 1e6 / mb_s:,.0f} s = "
+        f"**{f['full_shape_80gb_minutes']:.1f} min**"
+        if mb_s
+        else "not measured"
+    )
+    parsers = ", ".join(
+        p for fam in (load.get("detail") or {}).get("families", {}).values() for p in fam.get("parsers", [])
+    )
+    return [
+        "## Full shape: one real-shaped utilization file (issue 12)",
+        "",
+        f"`{f['file']}` (SYNTHETIC; the real shape at scale 1.0): {f['bytes']:,} bytes, {f['lines']:,} lines (header included) × {f['columns']:,} "
+        f"columns ({f['nodes']} nodes × 8 GPUs + Time, {f['days']} days of 15-s samples). Loader path: "
+        f"{parsers or '–'}.",
+        "",
+        *_table(["stage", "status", "work s", "CPU s", "MiB/s", "peak RSS MiB"], rows),
+        f"- project ÷ fastest bare reader (work): **{_num(f.get('full_shape_over_fastest_reader'), 2)}**",
+        f"- lake + DuckDB files ÷ CSV bytes: **{_num(f.get('full_shape_lake_share'), 3)}**",
+        f"- the ~80 GB set at this speed, one file after another: {arithmetic}",
+        f"- the same from the load's CPU time on two otherwise idle cores ({_num(load.get('cpu_s'))} CPU s ÷ 2 "
+        f"per file): **{_num(f.get('full_shape_80gb_minutes_cpu'), 1)} min** (load average at the end of the "
+        f"run: {', '.join(f'{x:.1f}' for x in doc['host']['load_average_at_end'])})",
+        "",
+    ]
+
+
 def render_markdown(doc: dict[str, Any]) -> str:
     o, h = doc["options"], doc["host"]
     head = [
@@ -157,5 +203,6 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"{', '.join(doc['stages_ran']) or 'none'}.",
         "",
     ]
-    parts = [head, _targets(doc), _stages(doc), _ratios(doc), _refresh(doc), _memory(doc), _calibration(doc)]
+    parts = [head, _targets(doc), _full_shape(doc), _stages(doc), _ratios(doc), _refresh(doc), _memory(doc)]
+    parts.append(_calibration(doc))
     return "\n".join(line for part in parts for line in part).rstrip() + "\n"

@@ -27,8 +27,14 @@ PHASE_STAGES: dict[str, tuple[str, ...]] = {
     "refresh": ("refresh_load", "refresh_validate", "refresh_dbt", "refresh_unchanged"),
     "memory": (*(f"memory_{f:g}x" for f in MEMORY_FACTORS), "validate_utilization"),
     "calibration": ("calibration_load", "calibration_dbt"),
+    "full_shape": ("full_shape_generate", "full_shape_load", "full_shape_pyarrow", "full_shape_duckdb"),
 }
 PHASES = tuple(PHASE_STAGES)
+# The full-shape stage (issue 12): one utilization file at the real shape — Kalos GPU_UTIL, 293 nodes × 8
+# GPUs, 14 days of 15-s samples (~0.94 GB) at scale 1.0; days and nodes shrink with --scale.
+FULL_SHAPE_FILE = "kalos/GPU_UTIL"
+FULL_SHAPE_DAYS = 14
+UPSTREAM_UTILIZATION_BYTES = 80e9  # the whole utilization set upstream, ~80 GB (DATASETS.md)
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,7 @@ class Options:
     skip: frozenset[str]
     timeout_s: float
     probe_runs: int
+    only: frozenset[str] = frozenset()  # --only: these phases and nothing else (not even the main mirror)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -56,8 +63,14 @@ class Options:
             "gpu_util_days": self.gpu_util_days,
             "seed": self.seed,
             "skip": sorted(self.skip),
+            "only": sorted(self.only),
             "timeout_s": self.timeout_s,
         }
+
+
+def full_shape_days(scale: float) -> int:
+    """Days of the full-shape file: the real two weeks at scale 1.0, at least one."""
+    return max(1, round(FULL_SHAPE_DAYS * scale))
 
 
 def default_util_nodes(scale: float) -> int:
@@ -111,6 +124,11 @@ def parse_options(argv: list[str] | None = None) -> Options:
         "--keep-work-dir", action="store_true", help="keep the scratch folder (logs, warehouses)"
     )
     parser.add_argument("--skip", type=_skip, default=frozenset(), help=f"comma list of: {', '.join(PHASES)}")
+    parser.add_argument(
+        "--only", type=_skip, default=frozenset(),
+        help="comma list of phases to run alone (every other one skipped, the main mirror not generated; "
+        "e.g. --only full_shape)",
+    )  # fmt: skip
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed per stage run")
     args = parser.parse_args(argv)
     if not 0 < args.scale <= 1.0:
@@ -127,7 +145,8 @@ def parse_options(argv: list[str] | None = None) -> Options:
         results_dir=args.results_dir,
         work_dir=args.work_dir,
         keep_work_dir=args.keep_work_dir,
-        skip=args.skip,
+        skip=args.skip | (frozenset(PHASES) - args.only if args.only else frozenset()),
+        only=args.only,
         timeout_s=args.timeout,
         probe_runs=args.probe_runs if args.probe_runs is not None else args.runs,
     )

@@ -32,6 +32,7 @@ class ProcessRun:
     peak_tree_rss: int  # bytes, the largest sampled sum of VmRSS over the process tree
     max_process_rss: int  # bytes, ru_maxrss of the largest process of the tree (exact)
     samples: int
+    cpu_s: float  # user + system CPU seconds of the process and the children it waited for (wait4)
     timed_out: bool
 
     @property
@@ -147,5 +148,6 @@ def measure(
         peak_tree_rss=peak,
         max_process_rss=usage.ru_maxrss * 1024,
         samples=samples,
+        cpu_s=usage.ru_utime + usage.ru_stime,
         timed_out=timed_out,
     )

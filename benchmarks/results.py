@@ -3,7 +3,7 @@
 
 Top-level keys (the smoke test checks them): ``schema_version``, ``generated_at``, ``duration_s``,
 ``options``, ``host``, ``inputs``, ``stages`` (one entry per key of ``STAGE_KEYS``, each with ``status``),
-``stages_ran``, ``ratios``, ``targets``, ``refresh``, ``memory_vs_size``, ``calibration``.
+``stages_ran``, ``ratios``, ``targets``, ``refresh``, ``memory_vs_size``, ``calibration``, ``full_shape``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchmarks.markdown import render_markdown
-from benchmarks.targets import compute_ratios, evaluate_targets
+from benchmarks.targets import compute_ratios, evaluate_targets, full_shape_summary
 from pipelines.settings import PROJECT_ROOT
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 TOP_LEVEL_KEYS = (
     "schema_version", "generated_at", "duration_s", "options", "host", "inputs", "stages", "stages_ran",
-    "ratios", "targets", "refresh", "memory_vs_size", "calibration",
+    "ratios", "targets", "refresh", "memory_vs_size", "calibration", "full_shape",
 )  # fmt: skip
 PACKAGES = ("duckdb", "dagster", "dbt-core", "dbt-duckdb", "great-expectations", "pandas", "pyarrow")
 
@@ -85,7 +85,7 @@ def memory_vs_size(bench: Benchmark) -> dict[str, Any]:
 
 
 def build_document(bench: Benchmark, started: float) -> dict[str, Any]:
-    ratios = compute_ratios(bench.stages)
+    ratios = compute_ratios(bench.stages, bench.full_shape)
     return {
         "schema_version": SCHEMA_VERSION,
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -100,6 +100,7 @@ def build_document(bench: Benchmark, started: float) -> dict[str, Any]:
         "refresh": bench.refresh,
         "memory_vs_size": memory_vs_size(bench),
         "calibration": bench.calibration,
+        "full_shape": full_shape_summary(bench.full_shape, ratios),
     }
 
 

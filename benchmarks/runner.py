@@ -29,6 +29,7 @@ class RunRecord:
     max_process_rss_mb: float  # the largest single process (exact high-water mark)
     rows: int | None = None
     bytes: int | None = None
+    cpu_s: float | None = None  # user + system CPU of the stage process (and the children it reaped)
     detail: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     log: str = ""
@@ -77,6 +78,7 @@ class StageRunner:
             max_process_rss_mb=proc.max_process_rss / MB,
             rows=doc.get("rows"),
             bytes=doc.get("bytes"),
+            cpu_s=proc.cpu_s,
             detail=doc.get("detail") or {},
             error=error,
             log=str(log_path),

@@ -43,6 +43,7 @@ STAGES: dict[str, str] = {
     "refresh": "benchmarks.stages.refresh:run",
     "refresh_unchanged": "benchmarks.stages.refresh:run_unchanged",
     "bare_read": "benchmarks.baselines.duckdb_read:run",
+    "bare_read_pyarrow": "benchmarks.baselines.pyarrow_read:run",
     "pandas_notebook": "benchmarks.baselines.pandas_notebook:run",
 }
 

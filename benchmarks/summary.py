@@ -77,6 +77,10 @@ class StageSummary:
         return None if work is None or fixed is None else max(work - fixed, 0.0)
 
     @property
+    def cpu_s(self) -> float | None:
+        return self._median("cpu_s")
+
+    @property
     def peak_rss_mb(self) -> float | None:
         return self._median("peak_rss_mb")
 
@@ -108,6 +112,7 @@ class StageSummary:
             "bytes": size,
             "rows_per_s": rows / work if rows is not None and work else None,
             "mb_per_s": size / MB / work if size is not None and work else None,
+            "cpu_s": self.cpu_s,
             "peak_rss_mb": self.peak_rss_mb,
             "peak_rss_mb_max": max(peaks) if peaks else None,
             "max_process_rss_mb": self._median("max_process_rss_mb"),

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pipelines.export.formats import FORMATS as EXPORT_FORMATS
+from pipelines.sample.params import SampleError
 from pipelines.settings import (
     ENGINES,
     PROJECT_ROOT,
@@ -34,6 +35,15 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--util-days", type=int, default=None, help="days of 15-s utilization samples")
     s.add_argument("--gpu-util-days", type=int, default=None, help="days of GPU_UTIL (default: --util-days)")
     s.add_argument("--seed", type=int, default=None)
+    s.add_argument(
+        "--util-files", action="append", default=None, metavar="CLUSTER/METRIC",
+        help="write only these utilization files (repeatable; 'kalos/GPU_UTIL', 'kalos/all', 'all')",
+    )  # fmt: skip
+    s.add_argument(
+        "--real-shape", action="store_true",
+        help="utilization at the real shape (293 nodes x 8 GPUs, 14 days of 15-s samples: Kalos GPU_UTIL "
+        "~0.95 GB); only the --util-files given (default: all, ~30 GB)",
+    )  # fmt: skip
 
     r = sub.add_parser("run", help="materialize assets (all by default) into $WAREHOUSE_DIR")
     r.add_argument("--source", choices=SOURCES, help="sample (default), mirror or remote ($TRACE_SOURCE)")
@@ -96,8 +106,10 @@ def _run_flags(args: argparse.Namespace) -> dict[str, str | None]:
 
 def _sample(args: argparse.Namespace) -> int:
     from pipelines.sample import generate_sample
+    from pipelines.sample.generator import REAL_SHAPE
 
-    kwargs = {
+    shape = dict(REAL_SHAPE) if args.real_shape else {}
+    kwargs = shape | {
         k: v
         for k, v in {
             "scale": args.scale, "util_nodes": args.util_nodes, "util_days": args.util_days,
@@ -105,7 +117,10 @@ def _sample(args: argparse.Namespace) -> int:
         }.items()
         if v is not None
     }  # fmt: skip
-    manifest = generate_sample(args.out.resolve(), progress=lambda m: print(m, file=sys.stderr), **kwargs)
+    only = args.util_files or (["all"] if args.real_shape else None)
+    manifest = generate_sample(
+        args.out.resolve(), progress=lambda m: print(m, file=sys.stderr), utilization_only=only, **kwargs
+    )
     total = sum(e.bytes for e in manifest.files.values())
     print(f"wrote {len(manifest.files)} files ({total:,} bytes) to {args.out} — SYNTHETIC sample data")
     return 0
@@ -229,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "export": _export,
         }[args.command]  # fmt: skip
         return handler(args)
-    except (SettingsError, FileNotFoundError) as exc:
+    except (SettingsError, SampleError, FileNotFoundError) as exc:
         print(f"trace-warehouse: {exc}", file=sys.stderr)
         return 2
 

@@ -1,5 +1,6 @@
 """``generate``: the synthetic mirror at ``--scale`` (every upstream file, utilization sized by
-``util_nodes``/``util_days``), written by the project's generator."""
+``util_nodes``/``util_days``), written by the project's generator; with ``utilization_only``, just those
+utilization files (the full-shape stage's real-shaped Kalos GPU_UTIL)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ def run(ctx: StageContext) -> StageOutput:
         util_days=p["util_days"],
         gpu_util_days=p.get("gpu_util_days"),
         seed=p["seed"],
+        utilization_only=p.get("utilization_only"),
     )
     ctx.done()
     # Rows are counted by the harness once (the mirror is deterministic), not here.

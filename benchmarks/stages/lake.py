@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from pipelines.settings import Settings
 
@@ -24,3 +25,8 @@ def landed_bytes(settings: Settings, families: Iterable[str]) -> int:
 
     wanted = set(families)
     return sum(f.bytes for f in all_landed(settings) if f.family in wanted)
+
+
+def folder_bytes(folder: Path, pattern: str = "**/*") -> int:
+    """Bytes of the files under ``folder`` matching ``pattern`` (0 when it does not exist)."""
+    return sum(p.stat().st_size for p in folder.glob(pattern) if p.is_file()) if folder.is_dir() else 0

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.stage_protocol import StageContext, StageOutput
-from benchmarks.stages.lake import landed_bytes
+from benchmarks.stages.lake import folder_bytes, landed_bytes
 
 
 def run(ctx: StageContext) -> StageOutput:
@@ -31,12 +31,14 @@ def run(ctx: StageContext) -> StageOutput:
             "rejected": sum(r.state.rejected for r in results),
             "partitions_written": sum(len(r.swap.written) for r in results if r.swap),
             "partitions_unchanged": sum(len(r.swap.unchanged) for r in results if r.swap),
+            "parsers": sorted({r.parser for r in results if r.parser}),
+            "lake_bytes": folder_bytes(settings.raw_dir / fam) + folder_bytes(settings.rejects_dir / fam),
         }
     ctx.done()
     return StageOutput(
         rows=sum(d["rows"] for d in per_family.values()),
         bytes=landed_bytes(settings, families),
-        detail={"families": per_family},
+        detail={"families": per_family, "duckdb_bytes": folder_bytes(settings.warehouse_dir, "**/*.duckdb")},
     )
 
 

@@ -109,7 +109,7 @@ def _field(pos: int) -> str:
     return f"f[{pos}]"
 
 
-def _bad_value_sql(value: str, type_: ColumnType) -> str | None:
+def bad_value_sql(value: str, type_: ColumnType) -> str | None:
     """A predicate true when a non-empty ``value`` is not of ``type_``."""
     if type_ == "VARCHAR":
         return None
@@ -133,7 +133,7 @@ def reason_sql(columns: Sequence[BoundColumn], n_fields: int) -> tuple[str, str]
         if c.required:
             reason.append(f"when {empty} then {lit(f'column {c.header}: empty value in a required column')}")
             column.append(f"when {empty} then {lit(c.header)}")
-        bad = _bad_value_sql(value, c.type)
+        bad = bad_value_sql(value, c.type)
         if bad is not None:
             word = _TYPE_WORD[c.type]
             prefix, suffix = lit(f"column {c.header}: '"), lit(f"' is not {word}")
@@ -182,7 +182,7 @@ def wide_reason_sql(header: Sequence[str], time_position: int = 1) -> tuple[str,
     n = len(header)
     names = "[" + ", ".join(lit(h) for h in header) + "]"
     t = _field(time_position)
-    bad_ts = _bad_value_sql(t, "TIMESTAMP")
+    bad_ts = bad_value_sql(t, "TIMESTAMP")
     bad_cell = "_bad_cell"
     reason = (
         "case when line is null or trim(line) = '' then 'empty line' "

@@ -6,14 +6,15 @@ This is what the raw asset (``pipelines/defs/raw.py``) and the benchmarks run; i
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipelines.families.registry import upstream_file
 from pipelines.lake.header import LoadError
 from pipelines.lake.loader import LoadResult, SourceFile, load_file
 from pipelines.lake.pending import add_pending
+from pipelines.lake.state import FileLoadState
 from pipelines.settings import Settings
-from pipelines.sources.manifest import all_landed
+from pipelines.sources.manifest import all_landed, read_landed, write_landed
 from pipelines.warehouse.db import writer
 from pipelines.warehouse.views import refresh_views
 
@@ -58,11 +59,24 @@ def load_family(settings: Settings, family_key: str, log: Callable[[str], None] 
         except LoadError as exc:
             out.errors.append(exc)
             continue
+        except FileNotFoundError:  # its landed copy was dropped, and the lake no longer has what it loaded
+            reason = (
+                "the landed copy was dropped after its load (TRACE_DROP_LANDED) and its lake files are gone"
+            )
+            out.errors.append(
+                LoadError(
+                    src.path, f"{reason}: delete manifest/{src.upstream.mirror_path}.json and land it again"
+                )
+            )
+            continue
+        if settings.drop_landed:
+            drop_landed_copy(settings, result.state)
         st = result.state
         verb = {
             "unchanged": "unchanged",
             "append": f"{result.lines_parsed:,} appended lines parsed in {result.seconds:.1f}s",
         }.get(result.mode, f"loaded in {result.seconds:.1f}s")
+        verb += f", {result.parser} path" if result.parser else ""
         say(f"{st.mirror_path}: {st.loaded:,} rows, {st.rejected:,} rejected ({verb})")
         out.results.append(result)
     out.changed = sorted({k for r in out.results if r.swap for k in (*r.swap.written, *r.swap.removed)})
@@ -72,16 +86,28 @@ def load_family(settings: Settings, family_key: str, log: Callable[[str], None] 
     return out
 
 
+def drop_landed_copy(settings: Settings, state: FileLoadState) -> bool:
+    """Delete the landed copy of the file ``state`` records once its Parquet is published (the landing
+    manifest keeps its size, sha256 and ETag and says ``dropped``); True when a copy was deleted."""
+    landed = read_landed(settings, state.mirror_path)
+    if landed is None or landed.sha256 != state.sha256 or not landed.path.exists():
+        return False
+    write_landed(settings, replace(landed, dropped=True))
+    landed.path.unlink()
+    return True
+
+
 def files_table(results: list[LoadResult]) -> str:
-    """A markdown table, a row per file: lines, loaded, rejected, partitions, origin, sha256."""
+    """A markdown table, a row per file: lines, loaded, rejected, partitions, origin, sha256, the parser
+    (``fast``: a clean wide file through ``wide_fast``; ``exact``; ``–``: unchanged, not parsed)."""
     rows = "\n".join(
         f"| `{s.mirror_path}` | {s.lines:,} | {s.loaded:,} | {s.rejected:,} | {len(s.partitions)} | "
-        f"{s.data_origin} | `{s.sha256[:12]}…` |"
-        for s in (r.state for r in results)
+        f"{s.data_origin} | `{s.sha256[:12]}…` | {r.parser or '–'} |"
+        for r, s in ((r, r.state) for r in results)
     )
     return (
-        "| file | lines | loaded | rejected | partitions | origin | sha256 |\n|---|---:|---:|---:|---:|---|---|\n"
-        + rows
+        "| file | lines | loaded | rejected | partitions | origin | sha256 | parser |\n"
+        "|---|---:|---:|---:|---:|---|---|---|\n" + rows
     )
 
 

@@ -32,6 +32,7 @@ from pipelines.lake.state import (
     FileLoadState,
     PartitionState,
     SwapResult,
+    content_hash_sql,
     family_raw_dir,
     outputs_present,
     publish,
@@ -39,6 +40,8 @@ from pipelines.lake.state import (
     rejects_path,
     write_state,
 )
+from pipelines.lake.wide_fast import COLUMNS as WIDE_COLUMNS
+from pipelines.lake.wide_fast import NotClean, WideFile, load_wide
 from pipelines.settings import Settings
 
 PROVENANCE = ("_source_file", "_row_number", "_loaded_at", "_data_origin")
@@ -47,6 +50,11 @@ PARTITION_FLUSH_ROWS = 20_000  # rows a partitioned COPY buffers per partition b
 # files, which the loader merges back (``_merge_split_partitions``).
 MAX_OPEN_PARTITION_FILES = 100
 REJECT_COLUMNS = "family, source_file, line, column_name, reason, raw_text, loaded_at"
+_NO_REJECTS = (
+    "cast(null as varchar) as family, cast(null as varchar) as source_file, cast(null as bigint) as line, "
+    "cast(null as varchar) as column_name, cast(null as varchar) as reason, cast(null as varchar) as raw_text, "
+    "cast(null as timestamp) as loaded_at where false"
+)
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,7 @@ class LoadResult:
     seconds: float
     mode: str  # unchanged | full (every line parsed) | append (only the lines appended since the last load)
     lines_parsed: int  # data lines this load read and parsed
+    parser: str | None = None  # fast (a clean wide file, wide_fast) | exact (line by line in SQL) | None
 
     @property
     def skipped(self) -> bool:
@@ -164,12 +173,15 @@ def _checked_cte(path: Path, schema: FileSchema, header: list[str], shifted: boo
     return f"with checked as (select *, {reason} as _reason, {column} as _reject_column from ({parsed}))"
 
 
-def _content_hash_sql(staging: Path, columns: list[str]) -> str:
-    hashed = ", ".join(q.ident(c) for c in columns if c not in ("_loaded_at", "_partition"))
-    return (
-        f"select _partition, count(*) as n, bit_xor(hash({hashed})) as x, sum(hash({hashed})::hugeint) as s "
+def _staged_partitions(
+    con: duckdb.DuckDBPyConnection, staging: Path, columns: list[str]
+) -> list[PartitionState]:
+    """Each staged partition's rows and content hash (``state.content_hash_sql``)."""
+    sql = (
+        f"select _partition, {content_hash_sql(columns)} "
         f"from {partitioned_scan(staging)} group by _partition order by _partition"
     )
+    return [PartitionState(key, int(n), f"{n}:{x}:{s}") for key, n, x, s in con.execute(sql).fetchall()]
 
 
 @dataclass
@@ -181,17 +193,22 @@ class _Parsed:
     written: int  # rows (values, for wide files) staged
     columns: list[list[str]]
     partitions: list[PartitionState]  # of the staged rows (after a tail: of the whole file, merged)
+    parser: str = "exact"  # or "fast" (wide_fast)
 
 
 def _parse(
     settings: Settings, src: SourceFile, read_path: Path, staging: Path, loaded_at: str,
-    header: list[str], *, offset: int = 0, kept_rejects: Path | None = None,
+    header: list[str], *, offset: int = 0, kept_rejects: Path | None = None, fast_wide: bool = True,
 ) -> _Parsed:  # fmt: skip
     """Parse ``read_path`` (the file, or its header and appended tail with ``offset`` data lines before it)
     into partitioned Parquet under ``staging`` and its rejects into the file's rejects Parquet (after the
     rejects in ``kept_rejects``)."""
     fam = family(src.upstream.family)
     schema = fam.schema
+    if schema.layout == "wide" and fast_wide:
+        fast = _parse_wide_fast(settings, src, read_path, staging, loaded_at, header, offset, kept_rejects)
+        if fast is not None:
+            return fast
     con = _connect(settings)
     try:
         n_decodable = _scalar(
@@ -218,18 +235,47 @@ def _parse(
             "(format parquet, partition_by (_partition), compression zstd, overwrite_or_ignore true)",
         )
         _merge_split_partitions(con, staging)
-        hashes = (
-            con.execute(_content_hash_sql(staging, [c[0] for c in columns])).fetchall() if written else []
-        )
+        partitions = _staged_partitions(con, staging, [c[0] for c in columns]) if written else []
     finally:
         con.close()
-    partitions = [PartitionState(key, int(n), f"{n}:{x}:{s}") for key, n, x, s in hashes]
     return _Parsed(lines, rejected, int(written), [c for c in columns if c[0] != "_partition"], partitions)
 
 
+def _parse_wide_fast(
+    settings: Settings, src: SourceFile, read_path: Path, staging: Path, loaded_at: str, header: list[str],
+    offset: int, kept_rejects: Path | None,
+) -> _Parsed | None:  # fmt: skip
+    """A clean wide file through ``wide_fast`` (same lake rows, hashes and state as the exact path, no new
+    rejects); None when it is not clean (nothing staged: the exact path parses it)."""
+    wide = WideFile(
+        read_path, header, src.upstream.cluster or "", src.upstream.metric or "", src.upstream.mirror_path,
+        src.origin, loaded_at, offset,
+    )  # fmt: skip
+    staging.mkdir(parents=True)
+    try:
+        result = load_wide(wide, staging, family(src.upstream.family).partitioning)
+    except NotClean:
+        shutil.rmtree(staging, ignore_errors=True)
+        return None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    con = _connect(settings)
+    try:
+        rejected = _copy_rejects(con, settings, src, "", kept_rejects)
+        columns = [c[0] for c in WIDE_COLUMNS]
+        partitions = _staged_partitions(con, staging, columns) if result.written else []
+    finally:
+        con.close()
+    return _Parsed(
+        result.lines, rejected, result.written, [list(c) for c in WIDE_COLUMNS], partitions, "fast"
+    )
+
+
 def _parse_tail(
-    settings: Settings, src: SourceFile, old: FileLoadState, staging: Path, loaded_at: str, header: list[str]
-) -> _Parsed | None:
+    settings: Settings, src: SourceFile, old: FileLoadState, staging: Path, loaded_at: str, header: list[str],
+    fast_wide: bool,
+) -> _Parsed | None:  # fmt: skip
     """When ``src`` is the file ``old`` recorded with whole lines appended: parse those lines, numbered after
     the file's ``old.lines``, and stage the partitions they touch. None (nothing staged) when it is not, or
     when the new lines do not give the columns the file had (its schema changed since): then the file is
@@ -243,8 +289,9 @@ def _parse_tail(
     try:
         write_tail(src.path, at, tail_file)
         tail = _parse(
-            settings, src, tail_file, staging, loaded_at, header, offset=old.lines, kept_rejects=rejects
-        )
+            settings, src, tail_file, staging, loaded_at, header, offset=old.lines, kept_rejects=rejects,
+            fast_wide=fast_wide,
+        )  # fmt: skip
     except BaseException:
         rejects.unlink(missing_ok=True)  # it may hold the tail's rejects already: the next load parses whole
         raise
@@ -264,9 +311,13 @@ def _parse_tail(
     return tail
 
 
-def load_file(settings: Settings, src: SourceFile, *, force: bool = False) -> LoadResult:
+def load_file(
+    settings: Settings, src: SourceFile, *, force: bool = False, fast_wide: bool = True
+) -> LoadResult:
     """Load ``src`` into the lake; a file already loaded with the same sha256 is left alone, and a file that
-    only grew by whole lines appended to what was loaded has just those lines parsed."""
+    only grew by whole lines appended to what was loaded has just those lines parsed. A wide file goes the
+    fast path (``wide_fast``) when it is clean, else (or with ``fast_wide=False``) the exact path; both give
+    the same lake rows, content hashes, state and rejects."""
     started = time.monotonic()
     fam = family(src.upstream.family)
     schema = fam.schema
@@ -282,12 +333,16 @@ def load_file(settings: Settings, src: SourceFile, *, force: bool = False) -> Lo
     staging = family_raw_dir(settings, fam.key) / f".staging-{stem}-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     appendable = old is not None and not force and outputs_present(settings, old)
-    tail = _parse_tail(settings, src, old, staging, loaded_at, header) if appendable and old else None
+    tail = (
+        _parse_tail(settings, src, old, staging, loaded_at, header, fast_wide) if appendable and old else None
+    )
     if tail is not None and old is not None:
-        parsed = _Parsed(old.lines + tail.lines, tail.rejected, tail.written, old.columns, tail.partitions)
+        parsed = _Parsed(
+            old.lines + tail.lines, tail.rejected, tail.written, old.columns, tail.partitions, tail.parser
+        )
         mode, kept_loaded, kept_rejected, kept_values = "append", old.loaded, old.rejected, old.values or 0
     else:
-        parsed = tail = _parse(settings, src, src.path, staging, loaded_at, header)
+        parsed = tail = _parse(settings, src, src.path, staging, loaded_at, header, fast_wide=fast_wide)
         mode, kept_loaded, kept_rejected, kept_values = "full", 0, 0, 0
 
     tail_rejected = tail.rejected - kept_rejected
@@ -329,7 +384,7 @@ def load_file(settings: Settings, src: SourceFile, *, force: bool = False) -> Lo
         size=size,
     )
     write_state(settings, state)
-    return LoadResult(state, swap, time.monotonic() - started, mode, tail.lines)
+    return LoadResult(state, swap, time.monotonic() - started, mode, tail.lines, tail.parser)
 
 
 def _write_rejects(
@@ -352,11 +407,20 @@ def _write_rejects(
         "lower(cast(error_type as varchar)) || ': ' || error_message, raw_text, "
         f"{at} from ({q.encoding_rejects_sql(offset)})"
     )
-    earlier = f" union all select {REJECT_COLUMNS} from read_parquet({q.lit(str(kept))})" if kept else ""
+    return _copy_rejects(con, settings, src, f"{parse_rejects} union all {decode_rejects}", kept)
+
+
+def _copy_rejects(
+    con: duckdb.DuckDBPyConnection, settings: Settings, src: SourceFile, rejects: str, kept: Path | None
+) -> int:
+    """Write the file's rejects Parquet: the ``rejects`` query (none when empty) after those in ``kept``."""
+    parts = [rejects or f"select {_NO_REJECTS}"]
+    if kept:
+        parts.append(f"select {REJECT_COLUMNS} from read_parquet({q.lit(str(kept))})")
     with replacing(rejects_path(settings, src.upstream.family, src.upstream.stem)) as tmp:
         n = _scalar(
             con,
-            f"copy ({parse_rejects} union all {decode_rejects}{earlier} order by line) to {q.lit(str(tmp))} "
+            f"copy ({' union all '.join(parts)} order by line) to {q.lit(str(tmp))} "
             "(format parquet, compression zstd)",
         )
     return int(n)

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pipelines.lake.atomic import write_json
-from pipelines.lake.relation import PARTITION_DIR_PREFIX
+from pipelines.lake.relation import PARTITION_COLUMN, PARTITION_DIR_PREFIX, ident
 from pipelines.settings import Settings
 
 
@@ -56,6 +56,14 @@ class FileLoadState:
     def from_json(cls, doc: dict) -> FileLoadState:
         parts = [PartitionState(**p) for p in doc.pop("partitions", [])]
         return cls(**doc, partitions=parts)
+
+
+def content_hash_sql(columns: list[str]) -> str:
+    """The aggregates of a partition's content hash over rows with these columns: ``n`` rows, the xor and the
+    sum of their row hashes (the load time and the partition key left out). Parts of a partition hash
+    separately and combine (``append.merged_hash``)."""
+    hashed = ", ".join(ident(c) for c in columns if c not in ("_loaded_at", PARTITION_COLUMN))
+    return f"count(*) as n, bit_xor(hash({hashed})) as x, sum(hash({hashed})::hugeint) as s"
 
 
 def family_raw_dir(settings: Settings, family: str) -> Path:

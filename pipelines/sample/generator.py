@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from pipelines.families.upstream import CLUSTERS
@@ -15,10 +16,14 @@ from pipelines.sample.readme import README_NAME, readme_text
 from pipelines.sample.real_rows import CLUSTER_SUMMARY, real_bytes
 from pipelines.sample.requests import write_requests
 from pipelines.sample.seren_jobs import write_seren_jobs
-from pipelines.sample.utilization import build_layout, write_utilization
+from pipelines.sample.utilization import build_layout, utilization_selection, write_utilization
 from pipelines.sample.writer import TEMP_SUFFIX, write_bytes
 from pipelines.sources import mirror_manifest
 from pipelines.sources.mirror_manifest import MirrorEntry, MirrorManifest, MirrorManifestError
+
+# The real utilization shape (DATASETS.md): Kalos GPU_UTIL is 77,403 rows x 2,345 columns (293 nodes x 8 GPUs),
+# two to three weeks of 15-s samples; 14 days give 80,641 samples (+ the duplicate rows) at that width.
+REAL_SHAPE = {"util_nodes": 293, "util_days": 14, "gpu_util_days": 14}
 
 GENERATOR_NOTE = (
     "SYNTHETIC rows generated at random (deterministic for these arguments), except the lines each "
@@ -74,9 +79,14 @@ def generate_sample(
     gpu_util_days: int | None = None,
     seed: int = 0,
     progress: Progress | None = None,
+    utilization_only: Sequence[str] | None = None,
 ) -> MirrorManifest:
     """Write a synthetic mirror of every upstream file at ``out`` (paths = the catalog's mirror paths),
-    with ``MANIFEST.json`` and ``README.txt``. Same arguments → byte-identical files."""
+    with ``MANIFEST.json`` and ``README.txt``. Same arguments → byte-identical files.
+
+    ``utilization_only`` (``cluster/METRIC`` names, ``all`` for every one): write only those utilization
+    files (split metrics as their pieces), e.g. at the real shape (``REAL_SHAPE``) for the full-scale
+    benchmark; the other files of the mirror are not written (a previous sample's are removed)."""
     params = SampleParams(
         scale=scale, util_nodes=util_nodes, util_days=util_days, seed=seed, gpu_util_days=gpu_util_days
     )
@@ -84,17 +94,24 @@ def generate_sample(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     previous = _previous_files(out)
-    layouts = {c: build_layout(params, c) for c in CLUSTERS}
+    only = utilization_selection(utilization_only) if utilization_only is not None else None
+    clusters = CLUSTERS if only is None else tuple(c for c in CLUSTERS if any(c == o[0] for o in only))
+    layouts = {c: build_layout(params, c) for c in clusters}
     files: dict[str, MirrorEntry] = {}
-    files |= write_seren_jobs(out, params, report)
-    files |= write_kalos_jobs(out, params, report)
-    files |= write_cluster_summary(out, report)
-    files |= write_previous_work(out, params, report)
-    files |= write_requests(out, params, report)
-    files |= write_utilization(out, params, report, layouts)
-    files |= write_ipmi(out, params, report, layouts["seren"])
+    if only is None:
+        files |= write_seren_jobs(out, params, report)
+        files |= write_kalos_jobs(out, params, report)
+        files |= write_cluster_summary(out, report)
+        files |= write_previous_work(out, params, report)
+        files |= write_requests(out, params, report)
+    files |= write_utilization(out, params, report, layouts, only)
+    if only is None:
+        files |= write_ipmi(out, params, report, layouts["seren"])
     write_bytes(out, README_NAME, readme_text(params, files).encode("utf-8"))
-    manifest = MirrorManifest(files, {"generator": {**params.as_json(), "note": GENERATOR_NOTE}})
+    generator = {**params.as_json(), "note": GENERATOR_NOTE}
+    if only is not None:
+        generator["utilization_only"] = [f"{c}/{m}" for c, m in only]
+    manifest = MirrorManifest(files, {"generator": generator})
     mirror_manifest.write(out, manifest)
     remove_stale(out, previous, set(files))
     report(f"{out / mirror_manifest.MANIFEST_NAME}: {len(files)} files")

@@ -10,7 +10,7 @@ spurious ``<IP>.1`` column, and one metric per cluster split into ``<METRIC>-<da
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from pipelines.families.upstream import CLUSTERS, DCGM_METRICS, PROMETHEUS_METRI
 from pipelines.sample import calibration as cal
 from pipelines.sample.formatting import csv_rows, decimals, epoch, times
 from pipelines.sample.metric_values import metric_model
-from pipelines.sample.params import Progress, SampleParams
+from pipelines.sample.params import Progress, SampleError, SampleParams
 from pipelines.sample.paths import utilization_file
 from pipelines.sample.sampling import stream
 from pipelines.sample.writer import MirrorFile, WrittenFile
@@ -272,13 +272,36 @@ def file_note(cluster: str, metric: str) -> str | None:
     return None
 
 
+ALL_METRICS = (*DCGM_METRICS, *PROMETHEUS_METRICS)
+
+
+def utilization_selection(names: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``cluster/METRIC`` names (``all``, ``kalos/all`` and ``all/GPU_UTIL`` allowed) as (cluster, metric)
+    pairs in generation order; an unknown name is a SampleError listing the known ones."""
+    chosen: set[tuple[str, str]] = set()
+    for name in names:
+        cluster, _, metric = name.partition("/") if name != "all" else ("all", "", "all")
+        clusters = CLUSTERS if cluster == "all" else (cluster,)
+        metrics = ALL_METRICS if metric == "all" else (metric,)
+        if not set(clusters) <= set(CLUSTERS) or not set(metrics) <= set(ALL_METRICS):
+            raise SampleError(
+                f"unknown utilization file {name!r}: use <cluster>/<METRIC> with cluster in "
+                f"{', '.join(CLUSTERS)} (or all) and METRIC in {', '.join(ALL_METRICS)} (or all)"
+            )
+        chosen |= {(c, m) for c in clusters for m in metrics}
+    return tuple((c, m) for c in CLUSTERS for m in ALL_METRICS if (c, m) in chosen)
+
+
 def write_utilization(
-    root: Path, params: SampleParams, progress: Progress, layouts: dict[str, ClusterLayout]
-) -> dict[str, MirrorEntry]:
+    root: Path, params: SampleParams, progress: Progress, layouts: dict[str, ClusterLayout],
+    only: Sequence[tuple[str, str]] | None = None,
+) -> dict[str, MirrorEntry]:  # fmt: skip
+    """Every metric file of both clusters, or the ``only`` (cluster, metric) pairs."""
     entries: dict[str, MirrorEntry] = {}
-    for cluster in CLUSTERS:
-        layout = layouts[cluster]
-        for metric in (*DCGM_METRICS, *PROMETHEUS_METRICS):
+    for cluster, layout in layouts.items():
+        for metric in ALL_METRICS:
+            if only is not None and (cluster, metric) not in only:
+                continue
             note = file_note(cluster, metric)
             for written in write_metric(root, params, layout, metric):
                 extra = {"note": note} if note else {}

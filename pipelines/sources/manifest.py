@@ -45,6 +45,9 @@ class LandedFile:
     changed: bool = True  # whether the run that wrote this document landed new bytes
     unverified_layout: bool = False  # the mirror says this file's layout is an assumption
     note: str | None = None
+    # The landed copy was deleted once its Parquet was published (TRACE_DROP_LANDED); bytes, sha256, ETag
+    # and mtime above still say what was landed, so an unchanged upstream file is not fetched again.
+    dropped: bool = False
 
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
@@ -70,6 +73,7 @@ class LandedFile:
                 changed=bool(doc.get("changed", True)),
                 unverified_layout=bool(doc.get("unverified_layout", False)),
                 note=doc.get("note"),
+                dropped=bool(doc.get("dropped", False)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise LandingManifestError(f"{where}: malformed landing manifest document ({exc!r})") from exc
@@ -130,6 +134,7 @@ def landed_record(
     source_mtime_ns: int | None = None,
     fetched_at: str | None = None,
     changed: bool = True,
+    dropped: bool = False,
 ) -> LandedFile:
     """The manifest document of a file landed from ``location`` (origin and real lines from ``entry``)."""
     extra = dict(entry.extra) if entry is not None else {}
@@ -150,11 +155,15 @@ def landed_record(
         changed=changed,
         unverified_layout=bool(extra.get("unverified_layout", False)),
         note=str(note) if note is not None else None,
+        dropped=dropped,
     )
 
 
 def is_intact(landed: LandedFile, dest: Path, entry: mm.MirrorEntry | None) -> bool:
-    """The landed copy is still there with its recorded size, and the mirror manifest still agrees."""
+    """The landed copy is still there with its recorded size (or was dropped on purpose after its load),
+    and the mirror manifest still agrees."""
+    if landed.dropped and not dest.exists():
+        return entry is None or entry.sha256 == landed.sha256
     try:
         size = dest.stat().st_size
     except FileNotFoundError:

@@ -160,6 +160,7 @@ class MirrorSource(TraceSource):
             return landed_record(
                 file, dest, str(src), entry, size=previous.bytes, sha256=previous.sha256,
                 source_mtime_ns=st.st_mtime_ns, fetched_at=previous.fetched_at, changed=False,
+                dropped=previous.dropped and not dest.exists(),
             )  # fmt: skip
         verifier = Verifier(file, file.url(self.settings), entry, published=False)
         tmp = run.partial_dir / (file.mirror_path + ".copy")
@@ -285,7 +286,7 @@ class RemoteSource(TraceSource):
             return landed_record(
                 file, dest, url, entry, size=previous.bytes, sha256=previous.sha256,
                 etag=state.etag or previous.etag, revision=state.revision or previous.revision,
-                fetched_at=previous.fetched_at, changed=False,
+                fetched_at=previous.fetched_at, changed=False, dropped=previous.dropped and not dest.exists(),
             )  # fmt: skip
         run.say(f"downloaded {file.mirror_path} ({verifier.size} bytes)")
         return landed_record(

@@ -1,0 +1,327 @@
+"""The fast path for a clean wide utilization file: read once with pyarrow, unpivot in Arrow, write Parquet.
+
+The exact path (``loader._parse``) splits every line in SQL so that any bad line becomes a reject with its
+reason; on a 2,345-column file that moves ~3 MB/s on one core. A clean file needs none of that: pyarrow's
+streaming CSV reader (both cores) parses it in blocks with ``Time`` as text and every other column as a
+double, each block is unpivoted column by column (empty cells dropped) and written to one Parquet file per
+date partition. Anything the fast path cannot prove clean — a field-count mismatch (a truncated or cut-off
+last line), a cell that is not a number (a repeated header), a blank line (pyarrow skips those, so the rows
+read fall short of the lines counted), an unparseable ``Time``, rows with real/synthetic line ranges — raises
+:class:`NotClean`, and the loader parses the file on the exact path instead. When it succeeds the staged
+lake rows are the ones the exact path would write (same columns, types and values; the content hashes and
+load state are computed by the same code afterwards), and the file has no rejects.
+
+Values that are the same on every row of a file (cluster, metric, source file, load time, origin) are written
+as one-entry Parquet dictionaries (a run of zeros per row group), ``series`` as a dictionary of the header's
+names, ``time``, its offset and ``_row_number`` as per-block dictionaries of the block's rows: nothing is
+repeated per value in the file but the value itself.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from pipelines.families.partition_keys import partition_sql
+from pipelines.lake import csv_sql as q
+from pipelines.lake.relation import PARTITION_DIR_PREFIX
+
+BLOCK_BYTES = 32 << 20  # CSV bytes per parsed block (~2,700 rows of a 2,345-column file)
+PARQUET_ROW_GROUP = 1 << 20
+# Values the Parquet writer takes per step. Each step compares a dictionary column's dictionary with the
+# row group's first (the 2,344 series names): at the default 1,024 that alone was 5× the column's cost.
+WRITE_BATCH = 1 << 17
+# The long layout of a wide file, as the exact path's SQL describes it (DuckDB types; the load state).
+COLUMNS: list[list[str]] = [
+    ["time", "TIMESTAMP"], ["time_utc_offset", "VARCHAR"], ["cluster", "VARCHAR"], ["metric", "VARCHAR"],
+    ["series", "VARCHAR"], ["value", "DOUBLE"], ["_source_file", "VARCHAR"], ["_row_number", "BIGINT"],
+    ["_loaded_at", "TIMESTAMP"], ["_data_origin", "VARCHAR"],
+]  # fmt: skip
+_STRING = pa.string()
+_CONSTANT = pa.dictionary(pa.int8(), _STRING)
+SCHEMA = pa.schema(
+    [
+        ("time", pa.dictionary(pa.int32(), pa.timestamp("us"))),
+        ("time_utc_offset", pa.dictionary(pa.int32(), pa.string())),
+        ("cluster", _CONSTANT),
+        ("metric", _CONSTANT),
+        ("series", pa.dictionary(pa.int32(), pa.string())),
+        ("value", pa.float64()),
+        ("_source_file", _CONSTANT),
+        ("_row_number", pa.dictionary(pa.int32(), pa.int64())),
+        ("_loaded_at", pa.dictionary(pa.int8(), pa.timestamp("us"))),
+        ("_data_origin", _CONSTANT),
+    ]
+)
+
+
+class NotClean(Exception):
+    """The file is not one the fast path can load exactly; the exact path parses it (message: why)."""
+
+
+@dataclass(frozen=True)
+class WideFile:
+    """What the fast path needs to know of one wide file."""
+
+    path: Path
+    header: list[str]
+    cluster: str
+    metric: str
+    source_file: str  # the mirror path
+    origin: str  # real | synthetic (a mixed file goes the exact path)
+    loaded_at: str
+    offset: int = 0  # data lines before the first line of ``path`` (an appended tail)
+
+
+@dataclass
+class FastResult:
+    lines: int  # data lines read (every one loaded: the fast path has no rejects)
+    written: int  # values written
+    seconds: dict[str, float]  # main thread: waiting for parsed blocks, unpivoting, waiting for the writer
+
+
+class _CountingReader:
+    """A binary file that counts the newlines pyarrow reads through it and remembers the last byte."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self._fh = fh
+        self.newlines = 0
+        self.last = b""
+        self.closed = False
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._fh.read(n)
+        if data:
+            self.newlines += data.count(b"\n")
+            self.last = data[-1:]
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _Times:
+    """``Time`` strings → timestamp, UTC offset and partition key, by the exact path's own SQL expressions."""
+
+    def __init__(self, partitioning: str) -> None:
+        self._con = duckdb.connect()
+        self._con.execute("set TimeZone = 'UTC'; set threads = 1")
+        col = q.BoundColumn(1, "Time", "time", "TIMESTAMP", True)
+        bad = q.bad_value_sql("f[1]", "TIMESTAMP")
+        self._sql = (
+            f"select time, time_utc_offset, {partition_sql(partitioning)} as _partition, "  # type: ignore[arg-type]
+            f"trim(f[1]) = '' or {bad} as bad from (select {', '.join(q.value_sql(col))}, f from "
+            "(select [t] as f from times))"
+        )
+
+    def convert(self, text: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array]:
+        times = pa.table({"t": text})
+        self._con.register("times", times)
+        out = self._con.sql(self._sql).to_arrow_table()
+        self._con.unregister("times")
+        bad = np.flatnonzero(out["bad"].to_numpy(zero_copy_only=False))
+        if len(bad):
+            raise NotClean(f"Time {text[int(bad[0])].as_py()!r} is not a timestamp")
+        return (
+            out["time"].combine_chunks(),
+            out["time_utc_offset"].combine_chunks(),
+            out["_partition"].combine_chunks(),
+        )
+
+    def close(self) -> None:
+        self._con.close()
+
+
+class _PartitionWriters:
+    """One Parquet writer per partition under ``staging`` (``_partition=<key>/data_0.parquet``)."""
+
+    def __init__(self, staging: Path) -> None:
+        self._staging = staging
+        self._writers: dict[str, pq.ParquetWriter] = {}
+
+    def write(self, key: str, table: pa.Table) -> None:
+        writer = self._writers.get(key)
+        if writer is None:
+            folder = self._staging / f"{PARTITION_DIR_PREFIX}{key}"
+            folder.mkdir(parents=True, exist_ok=True)
+            writer = pq.ParquetWriter(
+                folder / "data_0.parquet", SCHEMA, compression="zstd", write_statistics=["time"],
+                use_dictionary=True, write_batch_size=WRITE_BATCH,
+            )  # fmt: skip
+            self._writers[key] = writer
+        writer.write_table(table, row_group_size=PARQUET_ROW_GROUP)
+
+    def write_all(self, tables: list[tuple[str, pa.Table]]) -> None:
+        for key, table in tables:
+            if table.num_rows:
+                self.write(key, table)
+
+    def close(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+        self._writers.clear()
+
+
+def _unpivot(batch: pa.RecordBatch) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """The non-empty cells of a block's value columns in line order (as the exact path unnests them):
+    values, their column (0 = the first value column), and how many each line of the block has."""
+    n = batch.num_rows
+    columns = [(j, batch.column(j + 1)) for j in range(batch.num_columns - 1)]
+    columns = [(j, c) for j, c in columns if c.null_count < n]  # all-empty columns hold nothing
+    cells = np.empty((n, len(columns)), dtype=np.float64)
+    valid: np.ndarray | None = None
+    for k, (_, column) in enumerate(columns):
+        cells[:, k] = column.to_numpy(zero_copy_only=False)
+        if column.null_count:
+            if valid is None:
+                valid = np.ones(cells.shape, dtype=bool)
+            valid[:, k] = column.is_valid().to_numpy(zero_copy_only=False)
+    index = np.fromiter((j for j, _ in columns), dtype=np.int32, count=len(columns))
+    if valid is None:
+        return pa.array(cells.ravel()), np.tile(index, n), np.full(n, len(columns), dtype=np.int64)
+    return pa.array(cells[valid]), np.broadcast_to(index, cells.shape)[valid], valid.sum(axis=1)
+
+
+def _repeat(codes: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each line's code once per value of the line (a broadcast when every line has as many values)."""
+    if len(counts) and (counts == counts[0]).all():
+        return np.broadcast_to(codes[:, None], (len(codes), int(counts[0]))).ravel()
+    return np.repeat(codes, counts)
+
+
+class _LongTables:
+    """Blocks of a wide file → long Arrow tables in the lake's schema, one per partition the block touches."""
+
+    def __init__(self, src: WideFile, partitioning: str) -> None:
+        self.src = src
+        self.series = pa.array(src.header[1:], pa.string())
+        self.loaded_at = np.datetime64(src.loaded_at.replace(" ", "T"), "us")
+        self.times = _Times(partitioning)
+        self._zeros = np.zeros(0, dtype=np.int8)
+
+    def tables(self, batch: pa.RecordBatch, first_line: int) -> tuple[int, list[tuple[str, pa.Table]]]:
+        """The block's values (count) and their tables by partition key; ``first_line``: the line number of
+        the block's first line in the file (header = 1)."""
+        src, n = self.src, batch.num_rows
+        stamps, offset, part = self.times.convert(batch.column(0))
+        part = pc.dictionary_encode(part)
+        values, cols, counts = _unpivot(batch)
+        m = len(values)
+        if len(self._zeros) < m:
+            self._zeros = np.zeros(max(m, 2 * len(self._zeros)), dtype=np.int8)
+        # Each value's line in the block: the index into per-line dictionaries (time, line number).
+        line = pa.array(_repeat(np.arange(n, dtype=np.int32), counts))
+
+        def constant(value: str | np.datetime64, kind: pa.DataType = _STRING) -> pa.DictionaryArray:
+            return pa.DictionaryArray.from_arrays(pa.array(self._zeros[:m]), pa.array([value], kind))
+
+        offsets = pc.dictionary_encode(offset)  # "+08:00" on every line, as a rule
+        table = pa.table(
+            [
+                pa.DictionaryArray.from_arrays(line, stamps),  # a Time checked valid is never null
+                constant(offsets.dictionary[0].as_py())
+                if len(offsets.dictionary) == 1 and not offsets.indices.null_count
+                else pa.DictionaryArray.from_arrays(pc.take(offsets.indices, line), offsets.dictionary),
+                constant(src.cluster),
+                constant(src.metric),
+                pa.DictionaryArray.from_arrays(pa.array(cols), self.series),
+                values,
+                constant(src.source_file),
+                pa.DictionaryArray.from_arrays(
+                    line, pa.array(np.arange(first_line, first_line + n, dtype=np.int64))
+                ),
+                constant(self.loaded_at, pa.timestamp("us")),
+                constant(src.origin),
+            ],
+            schema=SCHEMA,
+        )
+        keys, codes = part.dictionary.to_pylist(), np.asarray(part.indices)
+        if len(keys) == 1:
+            return m, [(keys[0], table)]
+        if (np.diff(codes) >= 0).all():  # lines in time order: each partition is a run of them
+            starts = np.flatnonzero(np.diff(codes)) + 1
+            ends = np.cumsum(counts)
+            cuts = [0, *ends[starts - 1].tolist(), m]
+            firsts = [0, *starts.tolist()]
+            return m, [
+                (keys[codes[f]], table.slice(a, b - a))
+                for f, a, b in zip(firsts, cuts[:-1], cuts[1:], strict=True)
+            ]
+        value_part = _repeat(codes, counts)
+        return m, [(k, table.filter(pa.array(value_part == i))) for i, k in enumerate(keys)]
+
+    def close(self) -> None:
+        self.times.close()
+
+
+def load_wide(src: WideFile, staging: Path, partitioning: str) -> FastResult:
+    """Stage ``src``'s values under ``staging`` as the exact path would; raise NotClean when it cannot.
+
+    The main thread takes parsed blocks from pyarrow's reader (which parses ahead on its own threads) and
+    unpivots them; one more thread writes the previous block's Parquet meanwhile."""
+    if src.origin not in ("real", "synthetic"):
+        raise NotClean(f"origin {src.origin}: per-line real/synthetic ranges")
+    names = [f"c{i}" for i in range(len(src.header))]
+    convert = pacsv.ConvertOptions(
+        column_types={"c0": pa.string(), **{n: pa.float64() for n in names[1:]}},
+        null_values=[""], strings_can_be_null=False, quoted_strings_can_be_null=False,
+    )  # fmt: skip
+    read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=BLOCK_BYTES, use_threads=True)
+    parse = pacsv.ParseOptions(quote_char=False, double_quote=False, escape_char=False)
+    long = _LongTables(src, partitioning)
+    writers = _PartitionWriters(staging)
+    timings = dict.fromkeys(("read", "unpivot", "write_wait"), 0.0)
+    lines = written = 0
+    pending: Future[None] | None = None
+    try:
+        with src.path.open("rb") as fh, ThreadPoolExecutor(1) as pool:
+            counter = _CountingReader(fh)
+            try:
+                reader = pacsv.open_csv(
+                    counter, read_options=read, parse_options=parse, convert_options=convert
+                )
+                clock = time.perf_counter()
+                for batch in reader:
+                    clock = _lap(timings, "read", clock)
+                    m, slices = long.tables(batch, src.offset + lines + 2)
+                    clock = _lap(timings, "unpivot", clock)
+                    if pending is not None:
+                        pending.result()
+                    clock = _lap(timings, "write_wait", clock)
+                    pending = pool.submit(writers.write_all, slices)
+                    lines += batch.num_rows
+                    written += m
+            except pa.ArrowInvalid as exc:
+                raise NotClean(str(exc).splitlines()[0]) from None
+            if pending is not None:
+                pending.result()
+            _lap(timings, "write_wait", clock)
+        physical = counter.newlines + (1 if counter.last not in (b"", b"\n") else 0) - 1
+        if physical != lines:
+            raise NotClean(f"{physical} data lines in the file, {lines} read (blank lines?)")
+    finally:
+        writers.close()
+        long.close()
+    return FastResult(lines, written, {k: round(v, 3) for k, v in timings.items()})
+
+
+def _lap(timings: dict[str, float], step: str, since: float) -> float:
+    now = time.perf_counter()
+    timings[step] += now - since
+    return now

@@ -1,0 +1,183 @@
+"""The fast path for wide utilization files gives what the exact path gives, or hands the file to it.
+
+Real-shaped SYNTHETIC sample files (Kalos GPU_UTIL at its real width, 293 nodes × 8 GPUs = 2,345 columns;
+the other quirky metrics at the default width) are loaded twice into separate warehouses: once on the exact
+path (``fast_wide=False``: every line split and checked in SQL) and once as the loader chooses. Lake rows,
+partition content hashes, load state and rejects must be identical (the load time aside). Files with a bad
+line — a truncated last line, a non-numeric cell, a repeated header mid-file, a blank line, a file cut off
+mid-download — must leave the fast path and be loaded exactly, every line accounted for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.families.upstream import UpstreamFile, discover_utilization
+from pipelines.lake.loader import LoadResult, SourceFile, load_file
+from pipelines.sample import generate_sample
+from pipelines.settings import Settings, load_settings
+
+UTIL = "huggingface/datasets/Qinghao/AcmeTrace/data/utilization"
+REAL_WIDTH_LINES = 160  # the first lines of the real-width file (the exact path splits ~3 MB/s)
+QUIRKY = ("kalos/SM_ACTIVE", "seren/NODE_MEMORY_UTILIZATION", "seren/GPU_UTIL", "kalos/DRAM_ACTIVE",
+          "kalos/NODE_CPU_UTILIZATION", "seren/NODE_IB_SEND")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def real_width(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The head of a SYNTHETIC Kalos GPU_UTIL at the real width (2,345 columns)."""
+    out = tmp_path_factory.mktemp("real-width")
+    generate_sample(out, util_nodes=293, util_days=1, utilization_only=["kalos/GPU_UTIL"])
+    lines = (out / UTIL / "kalos" / "GPU_UTIL.csv").read_bytes().splitlines(keepends=True)
+    head = out / "GPU_UTIL.csv"
+    head.write_bytes(b"".join(lines[:REAL_WIDTH_LINES]))
+    return head
+
+
+@pytest.fixture(scope="module")
+def quirky(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("quirky")
+    generate_sample(out, util_nodes=4, util_days=1, utilization_only=list(QUIRKY))
+    return out
+
+
+def _upstream(mirror_path: str) -> UpstreamFile:
+    (up,) = discover_utilization(["data/utilization/" + mirror_path.removeprefix(f"{UTIL}/")]).files
+    return up
+
+
+def _load(settings: Settings, up: UpstreamFile, path: Path, *, fast: bool) -> LoadResult:
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    return load_file(settings, SourceFile(up, path, sha, "synthetic"), fast_wide=fast)
+
+
+def _settings(root: Path) -> Settings:
+    return load_settings(overrides={"WAREHOUSE_DIR": str(root)})
+
+
+def _rows(settings: Settings, family: str, what: str) -> duckdb.DuckDBPyRelation:
+    folder = settings.raw_dir if what == "raw" else settings.rejects_dir
+    glob = f"{folder / family}/_partition=*/*.parquet" if what == "raw" else f"{folder / family}/*.parquet"
+    return duckdb.sql(
+        f"select * exclude ({'_loaded_at' if what == 'raw' else 'loaded_at'}) from read_parquet('{glob}'"
+        + (", hive_partitioning=true, hive_types={'_partition': 'VARCHAR'})" if what == "raw" else ")")
+    )
+
+
+def _assert_same(exact: Settings, fast: Settings, a: LoadResult, b: LoadResult, family: str) -> None:
+    sa, sb = asdict(a.state), asdict(b.state)
+    sa.pop("loaded_at"), sb.pop("loaded_at")
+    assert sa == sb
+    assert a.state.lines == a.state.loaded + a.state.rejected
+    for what in ("raw", "rejects"):
+        if what == "raw" and not a.state.partitions:
+            continue
+        ra, rb = _rows(exact, family, what), _rows(fast, family, what)
+        assert ra.types == rb.types and ra.columns == rb.columns
+        ta, tb = ra.fetchall(), rb.fetchall()
+        assert len(ta) == len(tb)
+        assert sorted(map(repr, ta)) == sorted(map(repr, tb))
+
+
+def _compare(tmp_path: Path, up: UpstreamFile, path: Path) -> tuple[LoadResult, LoadResult]:
+    exact, fast = _settings(tmp_path / "exact"), _settings(tmp_path / "fast")
+    a = _load(exact, up, path, fast=False)
+    b = _load(fast, up, path, fast=True)
+    assert a.parser == "exact"
+    _assert_same(exact, fast, a, b, up.family)
+    return a, b
+
+
+def test_real_width_file_takes_the_fast_path_with_identical_results(real_width: Path, tmp_path: Path) -> None:
+    up = _upstream(f"{UTIL}/kalos/GPU_UTIL.csv")
+    a, b = _compare(tmp_path, up, real_width)
+    assert b.parser == "fast"
+    assert len(a.state.columns) == 10 and a.state.rejected == 0
+    assert a.state.lines == REAL_WIDTH_LINES - 1 and a.state.values == b.state.values > 0
+
+
+@pytest.mark.parametrize("name", QUIRKY)
+def test_quirky_metric_files_are_identical(quirky: Path, tmp_path: Path, name: str) -> None:
+    cluster, metric = name.split("/")
+    path = sorted((quirky / UTIL / cluster).glob(f"{metric}*.csv"))[0]  # a split metric: its first piece
+    up = _upstream(path.relative_to(quirky).as_posix())
+    a, b = _compare(tmp_path, up, path)
+    assert b.parser == "fast"
+    assert a.state.empty_cells == b.state.empty_cells
+
+
+def _lines(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def _truncated_last_line(path: Path) -> bytes:
+    lines = _lines(path)
+    return b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2]
+
+
+def _non_numeric_cell(path: Path) -> bytes:
+    lines = _lines(path)
+    cells = lines[50].split(b",")
+    cells[7] = b"n/a"
+    lines[50] = b",".join(cells)
+    return b"".join(lines)
+
+
+def _repeated_header(path: Path) -> bytes:
+    lines = _lines(path)
+    return b"".join([*lines[:100], lines[0], *lines[100:]])
+
+
+def _blank_line(path: Path) -> bytes:
+    lines = _lines(path)
+    return b"".join([*lines[:30], b"\n", *lines[30:]])
+
+
+def _cut_off(path: Path) -> bytes:
+    data = path.read_bytes()
+    return data[: int(len(data) * 0.61)]
+
+
+BAD = {
+    "truncated_last_line": (_truncated_last_line, "expected 2345 fields"),
+    "non_numeric_cell": (_non_numeric_cell, "is not a number"),
+    "repeated_header": (_repeated_header, "is not a timestamp"),
+    "blank_line": (_blank_line, "empty line"),
+    "cut_off_mid_download": (_cut_off, "expected 2345 fields"),
+}
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_bad_lines_fall_back_to_the_exact_path(real_width: Path, tmp_path: Path, case: str) -> None:
+    make, reason = BAD[case]
+    path = tmp_path / "GPU_UTIL.csv"
+    path.write_bytes(make(real_width))
+    up = _upstream(f"{UTIL}/kalos/GPU_UTIL.csv")
+    a, b = _compare(tmp_path, up, path)
+    assert b.parser == "exact"  # the fast path gave it up: nothing of its attempt is left
+    assert a.state.rejected == 1
+    (reject,) = _rows(_settings(tmp_path / "fast"), up.family, "rejects").fetchall()
+    assert reason in reject[4] and reject[1] == up.mirror_path
+
+
+def test_appended_tail_is_identical(real_width: Path, tmp_path: Path) -> None:
+    """A file that grew by whole lines: the tail goes the fast path too, after a first load with a reject."""
+    up = _upstream(f"{UTIL}/kalos/GPU_UTIL.csv")
+    lines = _non_numeric_cell(real_width).splitlines(keepends=True)
+    first, grown = tmp_path / "first.csv", tmp_path / "GPU_UTIL.csv"
+    first.write_bytes(b"".join(lines[:80]))
+    grown.write_bytes(b"".join(lines))
+    results = {}
+    for mode, fast in (("exact", False), ("fast", True)):
+        settings = _settings(tmp_path / mode)
+        _load(settings, up, first, fast=fast)
+        results[mode] = (settings, _load(settings, up, grown, fast=fast))
+    (exact, a), (fast_settings, b) = results["exact"], results["fast"]
+    assert a.mode == b.mode == "append" and b.parser == "fast"
+    _assert_same(exact, fast_settings, a, b, up.family)
+    assert a.state.rejected == 1 and a.state.lines == len(lines) - 1
