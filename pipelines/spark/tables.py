@@ -70,11 +70,18 @@ def spark_tables(settings: Settings) -> list[SparkTable]:
 
 
 def _contract_columns(manifest: Mapping | None) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """(schema, name) -> [(column, type)] of models with declared column types (an empty table's shape)."""
+    """(schema, name) -> [(column, type)] of models with declared column types and of seeds with
+    ``column_types`` covering every column (in the CSV's order): an empty table's shape. Spark writes no
+    Parquet file for an empty table (a partitioned fact without rows, a header-only seed)."""
     out: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for node in (manifest or {}).get("nodes", {}).values():
-        columns = [(c["name"], c.get("data_type")) for c in node.get("columns", {}).values()]
-        if node.get("resource_type") == "model" and columns and all(t for _, t in columns):
+        if node.get("resource_type") == "model":
+            columns = [(c["name"], c.get("data_type")) for c in node.get("columns", {}).values()]
+        elif node.get("resource_type") == "seed":
+            columns = list(node.get("config", {}).get("column_types", {}).items())
+        else:
+            continue
+        if columns and all(t for _, t in columns):
             out[(node["schema"], node["alias"])] = columns  # type: ignore[assignment]
     return out
 

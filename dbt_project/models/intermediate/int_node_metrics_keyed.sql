@@ -3,6 +3,8 @@
 -- index (10.140.0.1-3, lingjun-pod9-0016-3); the rest is the node id, an IP or a Kalos pod name; a
 -- spurious '.1' after an IP (10.140.0.131.1, NODE_MEMORY on 2023-07-19) maps back to the IP. Repeated
 -- samples of one series and time are dropped keeping the first _row_number; duplicate_samples counts them.
+-- A pod name with a known IP (seed node_aliases; upstream publishes none) is keyed by that IP, node_alias
+-- keeping the pod name.
 with
 
 gpu_metrics as (
@@ -11,6 +13,10 @@ gpu_metrics as (
 
 node_metrics as (
     select * from {{ ref('stg_acme__node_metrics') }}
+),
+
+aliases as (
+    select * from {{ ref('node_aliases') }}
 ),
 
 samples as (
@@ -51,13 +57,13 @@ node_keyed as (
     from node_parsed
 ),
 
-keyed as (
+named as (
     select
         *,
         case
             when dots = 4 and ends_with_dot_one then substring(node_series, 1, {{ dbt.length('node_series') }} - 2)
             else node_series
-        end as node_id,
+        end as series_node_id,
         case
             when dots = 4 and ends_with_dot_one then 'ip_with_suffix'
             when dots = 3 and gpu_index is not null then 'ip_gpu'
@@ -66,6 +72,16 @@ keyed as (
             else 'name'
         end as series_kind
     from node_keyed
+),
+
+keyed as (
+    select
+        named.*,
+        coalesce(aliases.node_id, named.series_node_id) as node_id,
+        aliases.alias as node_alias
+    from named
+    left join aliases
+        on named.cluster_name = aliases.cluster_name and named.series_node_id = aliases.alias
 ),
 
 ranked as (
@@ -89,6 +105,7 @@ final as (
         series,
         series_kind,
         node_id,
+        node_alias,
         gpu_index,
         sample_time_utc,
         utc_offset,

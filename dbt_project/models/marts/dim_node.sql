@@ -1,5 +1,6 @@
 -- One row per server of a cluster (natural key cluster_name + node_id, where node_id is the IP, or the pod
--- name where Kalos files use one), with its server type where IPMI tells it, plus the unknown member.
+-- name where Kalos files use one and no IP is known for it), with its server type where IPMI tells it, plus
+-- the unknown member. A pod name mapped to an IP (seed node_aliases) is the IP's member, named in pod_names.
 with
 
 metrics as (
@@ -14,7 +15,8 @@ metric_nodes as (
     select
         cluster_name,
         node_id,
-        max(case when series_kind like 'ip%' then 1 else 0 end) as is_ip
+        max(case when series_kind like 'ip%' or node_alias is not null then 1 else 0 end) as is_ip,
+        max(node_alias) as pod_name
     from metrics
     group by cluster_name, node_id
 ),
@@ -38,6 +40,7 @@ nodes as (
             when metric_nodes.is_ip = 0 then 'pod_name'
             else 'ipmi_id'
         end as node_id_kind,
+        metric_nodes.pod_name,
         power_nodes.server_type,
         metric_nodes.node_id is not null as has_utilization,
         power_nodes.node_id is not null as has_power
@@ -55,6 +58,7 @@ members as (
         cluster_name,
         node_id,
         node_id_kind,
+        pod_name,
         server_type,
         case
             when server_type in ('A', 'B', 'C') then 'gpu'
@@ -72,6 +76,7 @@ members as (
         'unknown' as cluster_name,
         'unknown' as node_id,
         'unknown' as node_id_kind,
+        cast(null as {{ dbt.type_string() }}) as pod_name,
         cast(null as {{ dbt.type_string() }}) as server_type,
         cast(null as {{ dbt.type_string() }}) as server_class,
         false as has_utilization,
@@ -85,6 +90,7 @@ final as (
         cast(cluster_name as {{ dbt.type_string() }}) as cluster_name,
         cast(node_id as {{ dbt.type_string() }}) as node_id,
         cast(node_id_kind as {{ dbt.type_string() }}) as node_id_kind,
+        cast(pod_name as {{ dbt.type_string() }}) as pod_name,
         cast(server_type as {{ dbt.type_string() }}) as server_type,
         cast(server_class as {{ dbt.type_string() }}) as server_class,
         cast(has_utilization as {{ dbt.type_boolean() }}) as has_utilization,
