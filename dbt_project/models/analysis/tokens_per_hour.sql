@@ -8,10 +8,6 @@ requests as (
     select * from {{ ref('fct_request') }}
 ),
 
-numbers as (
-    {{ dbt.generate_series(16384) }}
-),
-
 counted as (
     select
         file_number,
@@ -28,24 +24,8 @@ counted as (
     group by file_number, release, hour_index
 ),
 
-file_hours as (
-    select
-        file_number,
-        release,
-        min(hour_index) as first_hour_index,
-        max(hour_index) as last_hour_index
-    from counted
-    group by file_number, release
-),
-
 spine as (
-    select
-        file_hours.file_number,
-        file_hours.release,
-        file_hours.first_hour_index + numbers.generated_number - 1 as hour_index
-    from file_hours
-    cross join numbers
-    where file_hours.first_hour_index + numbers.generated_number - 1 <= file_hours.last_hour_index
+    {{ file_hour_spine('counted') }}
 ),
 
 filled as (
