@@ -6,6 +6,8 @@ PORT ?= 3000
 UV_VERSION := 0.13.9
 UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
 PYTEST_ARGS ?=
+# Two workers (the machine's two cores); tests/conftest.py groups the modules that share a built warehouse.
+PYTEST_WORKERS ?= 2
 
 .PHONY: help install run dev test lint format clean bench bench-smoke
 
@@ -42,7 +44,7 @@ dev: install
 	$(UV) run --frozen trace-warehouse dev --port $(PORT)
 
 test: install
-	$(UV) run --frozen pytest $(PYTEST_ARGS)
+	$(UV) run --frozen pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # sqlfluff's dbt templater compiles the models for the duckdb target. It reads the .sqlfluff of the directory
 # it runs in (dbt_project/), and the profile opens $WAREHOUSE_DIR/trace.duckdb: an empty temporary one.

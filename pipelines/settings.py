@@ -132,6 +132,12 @@ class Settings:
         return self.docs_base_url or f"http://127.0.0.1:{self.docs_port}"
 
     @property
+    def dbt_runs_dir(self) -> Path:
+        """dbt's target folders of this warehouse's builds (``<engine>/run_results.json``, compiled SQL, the
+        partial parse): two warehouses built from one checkout never share them."""
+        return self.warehouse_dir / "dbt"
+
+    @property
     def spark_dir(self) -> Path:
         return self.warehouse_dir / "spark"
 

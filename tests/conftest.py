@@ -9,6 +9,26 @@ import pytest
 from pipelines.settings import SETTINGS_VARS, Settings, load_settings
 
 REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sample" / "real"
+# Session fixtures that build a warehouse once: every module using one runs on the same xdist worker.
+SHARED_BUILDS = ("built_sample", "fixture_warehouse")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Groups for ``pytest -n 2 --dist loadgroup`` (``make test``): a module's tests stay together (its
+    module-scoped fixtures are built once), the modules sharing a session-built warehouse share a worker, and
+    the Spark modules share one (one JVM's worth of memory and ports at a time)."""
+    by_module: dict[str, str] = {}
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        fixtures = set(getattr(item, "fixturenames", ()))
+        shared = next((name for name in SHARED_BUILDS if name in fixtures), None)
+        if item.get_closest_marker("spark"):
+            shared = "spark"
+        if shared or module not in by_module:
+            by_module[module] = shared or by_module.get(module) or module
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(by_module[item.nodeid.split("::", 1)[0]]))
 
 
 @pytest.fixture(autouse=True)

@@ -56,7 +56,20 @@ def dbt_resource(settings: Settings, engine: str | None = None) -> DbtCliResourc
 
 
 def target_dir(project: DbtProject) -> Path:
+    """The checkout's target folder: the manifest ``make install`` parsed, which the definitions load."""
     return project.project_dir / project.target_path
+
+
+def run_target_dir(settings: Settings, project: DbtProject) -> Path:
+    """Where this warehouse's dbt invocations write (``run_results.json``, compiled SQL): under the warehouse
+    (``Settings.dbt_runs_dir``), started from the checkout's partial parse so the first build does not parse
+    the project again."""
+    path = settings.dbt_runs_dir / Path(project.target_path).name
+    path.mkdir(parents=True, exist_ok=True)
+    parsed = target_dir(project) / "partial_parse.msgpack"
+    if parsed.exists() and not (path / parsed.name).exists():
+        shutil.copyfile(parsed, path / parsed.name)
+    return path
 
 
 def manifest_path(settings: Settings, engine: str | None = None) -> Path:
@@ -93,7 +106,8 @@ def dbt_models_assets(settings: Settings, engine: str | None = None) -> dg.Asset
             full = context.run.tags.get(FULL_REBUILD_TAG) == "full"
             keys = None if full else sorted(set().union(*waiting.values()))
             automatic = context.run.tags.get(TRIGGER_TAG) in AUTOMATIC_TRIGGERS
-            if automatic and keys == [] and (target_dir(project) / "run_results.json").exists():
+            runs = run_target_dir(settings, project)
+            if automatic and keys == [] and (runs / "run_results.json").exists():
                 context.log.info("no raw partition changed since the last dbt build: dbt is not invoked")
                 return
             if keys is None:
@@ -102,9 +116,7 @@ def dbt_models_assets(settings: Settings, engine: str | None = None) -> dg.Asset
                 changed = ", ".join(keys) or "none"
                 context.log.info(f"incremental facts replace only the changed partitions: {changed}")
             with exported(settings):
-                invocation = dbt.cli(
-                    build.dbt_build_args(keys), context=context, target_path=target_dir(project)
-                )
+                invocation = dbt.cli(build.dbt_build_args(keys), context=context, target_path=runs)
             try:
                 yield from invocation.stream()
                 built = {key.path[-1] for key in context.selected_asset_keys}
@@ -142,8 +154,8 @@ def dbt_docs_asset(
         work = settings.warehouse_dir / ".tmp" / "dbt-docs"
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True)
-        parsed = target_dir(project) / "partial_parse.msgpack"
-        if parsed.exists():  # reuse the parse of `make install` / dbt build
+        parsed = run_target_dir(settings, project) / "partial_parse.msgpack"
+        if parsed.exists():  # reuse the parse of the last dbt build
             shutil.copyfile(parsed, work / parsed.name)
         with build.build_lock(settings, project.target or "duckdb"), exported(settings):
             invocation = dbt.cli(["docs", "generate", "--static"], target_path=work)

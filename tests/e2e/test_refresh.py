@@ -108,7 +108,7 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     from pipelines.definitions import all_assets, build_definitions
     from pipelines.defs.automation import TRIGGER_TAG, upstream_change_sensor
     from pipelines.defs.checks import family_asset_checks
-    from pipelines.defs.dbt import dbt_project, target_dir
+    from pipelines.defs.dbt import dbt_project, run_target_dir, target_dir
     from pipelines.defs.resources import resource_defs
     from pipelines.settings import load_settings
 
@@ -148,7 +148,7 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     }
     assert {"marts/fct_request", "marts/fct_job"} <= wanted
     assert "marts/fct_node_metric" not in wanted and "marts/fct_server_power" not in wanted
-    run_results = target_dir(dbt_project(settings)) / "run_results.json"
+    run_results = run_target_dir(settings, dbt_project(settings)) / "run_results.json"
     run = dg.materialize(
         [*all_assets(settings), *family_asset_checks()],
         selection=[dg.AssetKey.from_user_string(k) for k in sorted(wanted)],
