@@ -58,6 +58,7 @@ STAGE_DESCRIPTIONS = {
     "calibration_dbt": "dbt build (no tests) of the marts the calibration reads, their parents and seeds",
     "full_shape_generate": "the generator writing one real-shaped Kalos GPU_UTIL (293 nodes × 8 GPUs, 14 days)",
     "full_shape_load": "raw load of that one file (acme__gpu_metrics: wide → long Parquet lake + views)",
+    "full_shape_validate": "validation of that file's rules (GX on DuckDB over its lake partitions)",
     "full_shape_pyarrow": "bare reader: pyarrow csv.read_csv of the same file (types inferred, multi-threaded)",
     "full_shape_duckdb": "bare reader: DuckDB create table as select * from read_csv of the same file",
 }
@@ -370,6 +371,9 @@ class Benchmark:
         for _ in range(o.runs):
             warehouses.reset(wh)
             self._record("full_shape_load", self.runner.run("load", {"families": [upstream.family]}, env))
+            self._record(
+                "full_shape_validate", self.runner.run("validate", {"families": [upstream.family]}, env)
+            )
             self._record(
                 "full_shape_pyarrow", self.runner.run("bare_read_pyarrow", {"paths": [str(path)]}, {})
             )

@@ -148,7 +148,11 @@ def _full_shape(doc: dict[str, Any]) -> list[str]:
         return []
     stages = doc["stages"]
     load = stages["full_shape_load"]
-    readers = [(n, stages[n]) for n in ("full_shape_pyarrow", "full_shape_duckdb")]
+    others = [
+        (n, stages[n])
+        for n in ("full_shape_validate", "full_shape_pyarrow", "full_shape_duckdb")
+        if n in stages
+    ]
     rows = [
         [
             f"`{n}`",
@@ -158,7 +162,7 @@ def _full_shape(doc: dict[str, Any]) -> list[str]:
             _num(s["mb_per_s"], 1),
             _num(s["peak_rss_mb"], 0),
         ]
-        for n, s in [("full_shape_load", load), *readers]
+        for n, s in [("full_shape_load", load), *others]
     ]
     mb_s = (f["bytes"] / 1e6 / load["work_s"]) if load["work_s"] else None
     arithmetic = (

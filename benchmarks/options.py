@@ -27,7 +27,13 @@ PHASE_STAGES: dict[str, tuple[str, ...]] = {
     "refresh": ("refresh_load", "refresh_validate", "refresh_dbt", "refresh_unchanged"),
     "memory": (*(f"memory_{f:g}x" for f in MEMORY_FACTORS), "validate_utilization"),
     "calibration": ("calibration_load", "calibration_dbt"),
-    "full_shape": ("full_shape_generate", "full_shape_load", "full_shape_pyarrow", "full_shape_duckdb"),
+    "full_shape": (
+        "full_shape_generate",
+        "full_shape_load",
+        "full_shape_validate",
+        "full_shape_pyarrow",
+        "full_shape_duckdb",
+    ),
 }
 PHASES = tuple(PHASE_STAGES)
 # The full-shape stage (issue 12): one utilization file at the real shape — Kalos GPU_UTIL, 293 nodes × 8

@@ -125,6 +125,13 @@ def full_shape_ratios(stages: Mapping[str, StageSummary], full_shape: Mapping[st
             "60 s",
             "the same from the load's CPU seconds spread on two idle cores (other load on the machine apart)",
         ),
+        "full_shape_validate_over_load": _time_ratio(
+            stages,
+            "full_shape_validate",
+            "full_shape_load",
+            "work_s",
+            "one real-shaped file: validation of its rules ÷ its load, work",
+        ),
         "full_shape_lake_share": Ratio(
             _ratio(_lake_bytes(stages), size),
             "lake + *.duckdb bytes",
@@ -231,6 +238,8 @@ TARGETS = (
     Target("full_shape_memory", "… its load's peak memory < 4 GB", 4096.0, "MiB", True),
     Target("full_shape_80gb", "the ~80 GB utilization set, extrapolated, < 40 min", 40.0, "min", True),
     Target("full_shape_disk", "… lake + DuckDB files < 20 % of the CSV bytes", 0.2, "×", True),
+    Target("full_shape_validation_time", "… its validation takes less time than its load", 1.0, "×", True),
+    Target("full_shape_validation_memory", "… in bounded memory (< 2 GB)", 2048.0, "MiB", True),
 )
 
 
@@ -251,6 +260,8 @@ MEASURED_BY = {
     "full_shape_memory": "stages.full_shape_load.peak_rss_mb",
     "full_shape_80gb": "ratios.full_shape_80gb_minutes",
     "full_shape_disk": "ratios.full_shape_lake_share",
+    "full_shape_validation_time": "ratios.full_shape_validate_over_load",
+    "full_shape_validation_memory": "stages.full_shape_validate.peak_rss_mb",
 }
 
 

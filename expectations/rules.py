@@ -16,7 +16,10 @@ happens only when a validation runs (``pipelines/validate/gx_suites.py`` turns t
 
 Rules that compare values *within* a row (``gpu_time = duration × gpu_num``) run their expectation on a
 **derived column** computed in the frame's DuckDB query (``Rule.derived``: name → SQL expression), so the GX
-expectation itself stays a stock one such as ``expect_column_values_to_be_between``.
+expectation itself stays a stock one such as ``expect_column_values_to_be_between``. A derived value that
+depends on a few distinct keys (a column name's shape) or is not trivial on only a few rows (the copy number
+of a repeated sample) is a ``Lookup``: a small relation computed once from the frame's rows and joined back,
+so a frame of a billion utilization values does not evaluate a regular expression or sort by series per row.
 
 A **frame** is the table a group of expectations runs on:
 
@@ -111,7 +114,39 @@ class FrameSources(Protocol):
         ...
 
 
-DerivedSql = str | Callable[[frozenset[str]], str]  # an expression, or one built from the available columns
+@dataclass(frozen=True)
+class Lookup:
+    """A derived column read from a small relation joined to the frame's rows (see the module docstring).
+
+    ``select(rows)`` is a SELECT over the frame's source relation ``rows`` returning the ``on`` columns and
+    one column ``value``, at most one row per ``on`` key; the frame joins it on the keys (nulls equal), and
+    a row without a match gets ``default``.
+    """
+
+    select: Callable[[str], str]
+    on: tuple[str, ...]
+    default: str = "null"
+
+
+@dataclass(frozen=True)
+class _DistinctKeys:
+    """``Lookup.select`` of ``per_key`` (a dataclass, so the suite version sees ``sql``)."""
+
+    sql: str
+    on: tuple[str, ...]
+
+    def __call__(self, rows: str) -> str:
+        keys = ", ".join(self.on)
+        return f"select {keys}, {self.sql} as value from (select distinct {keys} from {rows})"
+
+
+def per_key(sql: str, on: tuple[str, ...]) -> Lookup:
+    """The expression ``sql`` over the columns ``on`` only, evaluated once per distinct key."""
+    return Lookup(_DistinctKeys(sql, on), on)
+
+
+# an expression, one built from the available columns, or a lookup
+DerivedSql = str | Callable[[frozenset[str]], str] | Lookup
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,20 @@
 """The tables the expectations run on: SELECTs over the raw lake, created as views for GX to validate.
 
 A frame's SELECT reads only the columns its rules need and computes their derived columns
-(``Rule.derived``) in the same query. Batches are the changed units of a family (``rows`` and ``schema``),
+(``Rule.derived``) in the same query; a ``Lookup`` is computed once into a small table of the session and
+joined back on its keys (a left join matching at most one row: the frame keeps its rows). Batches are the changed units of a family (``rows`` and ``schema``),
 one partition (partition-scope custom frames), or the whole family reading a few columns (``family`` and
 cross-file frames). Nothing is copied: every view reads the Parquet files where they are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from expectations.rules import FAMILY_FRAME, ROWS_FRAME, Rule, Suite
+from expectations.rules import FAMILY_FRAME, ROWS_FRAME, Lookup, Rule, Suite
 from pipelines.lake.relation import has_partition_files, ident, lit, parquet_scan, partitioned_scan
 from pipelines.settings import Settings
 
@@ -58,16 +59,49 @@ class Sources:
         return family_relation(self.settings, key)
 
 
-def derived_columns(rules: Iterable[Rule], columns: frozenset[str]) -> dict[str, str]:
-    """Derived column name → SQL expression, over all ``rules`` (a name shared by two rules must agree)."""
-    out: dict[str, str] = {}
+def derived_columns(rules: Iterable[Rule], columns: frozenset[str]) -> dict[str, str | Lookup]:
+    """Derived column name → SQL expression or lookup, over all ``rules`` (a name shared by two rules must
+    agree)."""
+    out: dict[str, str | Lookup] = {}
     for rule in rules:
         for name, expr in rule.derived.items():
-            sql = expr(columns) if callable(expr) else expr
+            sql = expr if isinstance(expr, Lookup | str) else expr(columns)
             if out.get(name, sql) != sql:
                 raise ValueError(f"rule {rule.name}: derived column {name} is defined twice, differently")
             out[name] = sql
     return out
+
+
+def with_derived(
+    columns: Sequence[str] | None,
+    relation: str,
+    derived: Mapping[str, str | Lookup],
+    keep: Callable[[str, str], str] | None = None,
+    prefix: str = "lookup",
+) -> str:
+    """SELECT ``columns`` (None: every column) of ``relation`` and the derived columns: expressions in the
+    select list, lookups joined (see the module docstring). ``keep(name, sql)`` stores a lookup's rows as a
+    table and returns its SELECT, so the frame's queries (GX runs several) do not compute it again."""
+    exprs = [ident(c) for c in columns] if columns is not None else ["_rows.*"]
+    joins = []
+    for i, (name, lookup) in enumerate((n, d) for n, d in derived.items() if isinstance(d, Lookup)):
+        alias = f"_lookup_{i}"
+        keys = [ident(k) for k in lookup.on]
+        renamed = [f"{alias}_{j}" for j in range(len(keys))]
+        table = (
+            "select "
+            + ", ".join(f"{k} as {r}" for k, r in zip(keys, renamed, strict=True))
+            + f", value as {alias}_value from ({lookup.select(relation)})"
+        )
+        if keep is not None:
+            table = keep(f"{prefix}_{name}", table)
+        on = " and ".join(
+            f"_rows.{k} is not distinct from {alias}.{r}" for k, r in zip(keys, renamed, strict=True)
+        )
+        joins.append(f" left join ({table}) as {alias} on {on}")
+        exprs.append(f"coalesce({alias}.{alias}_value, {lookup.default}) as {ident(name)}")
+    exprs += [f"{sql} as {ident(n)}" for n, sql in derived.items() if isinstance(sql, str)]
+    return f"select {', '.join(exprs)} from {relation} as _rows{''.join(joins)}"
 
 
 def frame_sql(
@@ -83,18 +117,15 @@ def frame_sql(
         missing = [c for c in wanted if c not in available]
         if missing:
             raise FrameError(f"{suite.family}: frame {frame} needs column(s) {', '.join(missing)}")
-        exprs = [ident(c) for c in wanted] + [f"{sql} as {ident(n)}" for n, sql in derived.items()]
-        return f"select {', '.join(exprs)} from {src.rows}"
+        return with_derived(wanted, src.rows, derived, src.session.keep, f"lookup_{frame}")
     custom = suite.frame(frame)
     if custom is None:
         raise ValueError(f"{suite.family}: unknown frame {frame!r}")
     body = custom.select(src)
     if body is None:
         return None
-    inner = f"({body}) as frame"
-    derived = derived_columns(rules, frozenset(src.session.columns(inner)))
-    extra = "".join(f", {sql} as {ident(n)}" for n, sql in derived.items())
-    return f"select *{extra} from {inner}"
+    derived = derived_columns(rules, frozenset(src.session.columns(f"({body}) as frame")))
+    return with_derived(None, f"({body})", derived, src.session.keep, f"lookup_{frame}")
 
 
 def schema_sql(units: Sequence[Unit], expected: dict[str, str], lake_dir: Path) -> str:

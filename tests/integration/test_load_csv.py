@@ -311,6 +311,17 @@ def test_wide_utilization_is_unpivoted(warehouse: Settings, tmp_path: Path) -> N
     assert rej["reason"] == "column 10.140.0.1-0: 'bad' is not a number"
 
 
+def test_wide_header_repeating_a_series_is_a_clear_error(warehouse: Settings, tmp_path: Path) -> None:
+    """Two columns naming one GPU cannot be told apart (a pandas-written file never has them: it renames the
+    second ``.1``); the validation's copy count relies on one cell per line and series."""
+    up = next(f for f in discover_utilization(["data/utilization/seren/GPU_UTIL.csv"]).files)
+    path = write(tmp_path, "GPU_UTIL.csv", "Time,10.140.0.1-0,10.140.0.1-0\n2023-07-19 08:00:00+08:00,1,2\n")
+    with pytest.raises(LoadError, match=re.escape("header repeats series column(s) 10.140.0.1-0")) as exc:
+        load(warehouse, up, path)
+    assert str(path) in str(exc.value)
+    assert not list(warehouse.raw_dir.glob("acme__gpu_metrics/_partition=*/*.parquet"))
+
+
 def test_partitions_split_by_the_copy_are_merged_into_one_file(
     warehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -92,3 +92,29 @@ def test_session_id_problem() -> None:
         "conversation row without a UUID",
         None,
     ]
+
+
+def test_lookups_equal_the_per_row_expressions() -> None:
+    """``series_kind`` (once per distinct name) and ``time_copy`` (only on lines whose Time repeats) joined
+    back as lookups give every row the value the per-row expression and window give it, nulls included."""
+    from expectations.acme.utilization import SERIES_KIND, TIME_COPY
+    from pipelines.validate.frames import with_derived
+
+    rows = """(select * from (values
+        ('f1', 2, 't1', 'kalos', '10.140.0.1-0'), ('f1', 2, 't1', 'kalos', 'lingjun-pod9-0016-3'),
+        ('f1', 3, 't2', 'kalos', '10.140.0.1-0'), ('f1', 4, 't2', 'kalos', '10.140.0.1-0'),
+        ('f1', 4, 't2', 'kalos', 'bad name'), ('f1', 5, 't2', 'kalos', '10.140.0.1-0'),
+        ('f2', 2, 't2', 'seren', '10.140.0.1-0'), ('f2', 3, 't3', 'seren', null),
+        ('f2', 4, 't3', 'seren', null), ('f2', 5, 't4', null, '10.140.0.131.1')
+    ) as t(_source_file, _row_number, time, cluster, series))"""
+    columns = ["_source_file", "_row_number", "series"]
+    looked = duckdb.sql(
+        with_derived(columns, rows, {"series_kind": SERIES_KIND, "time_copy": TIME_COPY})
+    ).fetchall()
+    per_row = duckdb.sql(
+        f"select _source_file, _row_number, series, {SERIES_KIND_SQL} as series_kind, row_number() over "
+        f"(partition by _source_file, series, time order by _row_number) as time_copy from {rows}"
+    ).fetchall()
+    key = lambda r: (r[0], r[1], str(r[2]))  # noqa: E731
+    assert sorted(looked, key=key) == sorted(per_row, key=key)
+    assert max(r[4] for r in looked) == 3  # the third line of f1 at t2
