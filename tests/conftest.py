@@ -13,8 +13,8 @@ REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sample" / "re
 SHARED_BUILDS = ("built_sample", "fixture_warehouse")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)  # marks before every other implementation runs: xdist's reads them
+def pytest_collection_modifyitems(items: list[pytest.Item]):
     """Groups for ``pytest -n 2 --dist loadgroup`` (``make test``): a module's tests stay together (its
     module-scoped fixtures are built once), the modules sharing a session-built warehouse share a worker, and
     the Spark modules share one (one JVM's worth of memory and ports at a time)."""
@@ -29,6 +29,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             by_module[module] = shared or by_module.get(module) or module
     for item in items:
         item.add_marker(pytest.mark.xdist_group(by_module[item.nodeid.split("::", 1)[0]]))
+    return (yield)
 
 
 @pytest.fixture(autouse=True)
