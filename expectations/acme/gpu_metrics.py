@@ -29,15 +29,29 @@ PERCENT_METRICS = (
 )
 
 
+def first_copies(rows: str, metric: str, columns: str) -> str:
+    """``columns`` of ``metric``'s rows, the first copy (by file, then line) of each cluster × series × Time:
+    the window runs only on the lines whose (cluster, Time) repeats, the rest are first copies as they are."""
+    of_metric = f"(select * from {rows} where metric = '{metric}')"
+    repeated = (
+        "select _source_file, _row_number from (select distinct _source_file, _row_number, cluster, time "
+        f"from {of_metric}) qualify count(*) over (partition by cluster, time) > 1"
+    )
+    later = (
+        f"select _source_file, _row_number, series from {of_metric} "
+        f"semi join ({repeated}) as repeated using (_source_file, _row_number) "
+        "qualify row_number() over (partition by cluster, series, time order by _source_file, _row_number) > 1"
+    )
+    return f"select {columns} from {of_metric} anti join ({later}) as later using (_source_file, _row_number, series)"
+
+
 def fb_pair_sql(src: FrameSources) -> str:
     """FB_USED beside FB_FREE for the same cluster, GPU and sample (first copy of repeated samples)."""
-    first = "qualify row_number() over (partition by cluster, series, time order by _source_file, _row_number) = 1"
+    used = first_copies(src.rows, "FB_USED", "_source_file, _row_number, cluster, series, time, value")
+    free = first_copies(src.rows, "FB_FREE", "cluster, series, time, value")
     return (
-        "with used as (select _source_file, _row_number, cluster, series, time, value "
-        f"from {src.rows} where metric = 'FB_USED' {first}), "
-        f"free as (select cluster, series, time, value from {src.rows} where metric = 'FB_FREE' {first}) "
         "select u._source_file, u._row_number, u.series, u.time, u.value as fb_used_mib, f.value as fb_free_mib "
-        "from used u join free f on u.cluster = f.cluster and u.series = f.series and u.time = f.time"
+        f"from ({used}) as u join ({free}) as f on u.cluster = f.cluster and u.series = f.series and u.time = f.time"
     )
 
 

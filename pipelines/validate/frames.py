@@ -2,9 +2,10 @@
 
 A frame's SELECT reads only the columns its rules need and computes their derived columns
 (``Rule.derived``) in the same query; a ``Lookup`` is computed once into a small table of the session and
-joined back on its keys (a left join matching at most one row: the frame keeps its rows). Batches are the changed units of a family (``rows`` and ``schema``),
-one partition (partition-scope custom frames), or the whole family reading a few columns (``family`` and
-cross-file frames). Nothing is copied: every view reads the Parquet files where they are.
+joined back on its keys (a left join matching at most one row: the frame keeps its rows). Batches are the
+changed units of a family (``rows`` and ``schema``), one partition (partition-scope custom frames), or the
+whole family reading a few columns (``family`` and cross-file frames). Nothing is copied: every view reads
+the Parquet files where they are.
 """
 
 from __future__ import annotations

@@ -118,3 +118,24 @@ def test_lookups_equal_the_per_row_expressions() -> None:
     key = lambda r: (r[0], r[1], str(r[2]))  # noqa: E731
     assert sorted(looked, key=key) == sorted(per_row, key=key)
     assert max(r[4] for r in looked) == 3  # the third line of f1 at t2
+
+
+def test_first_copies_equal_the_window_over_every_row() -> None:
+    """``fb_pair``'s first copies (the window only on lines whose Time repeats, across files) are the rows the
+    window over every row keeps."""
+    from expectations.acme.gpu_metrics import first_copies
+
+    rows = """(select * from (values
+        ('a', 2, 'kalos', 'FB_USED', 't1', 'g0', 1.0), ('a', 2, 'kalos', 'FB_USED', 't1', 'g1', 2.0),
+        ('a', 3, 'kalos', 'FB_USED', 't1', 'g0', 3.0), ('b', 2, 'kalos', 'FB_USED', 't1', 'g1', 4.0),
+        ('b', 3, 'kalos', 'FB_USED', 't2', 'g0', 5.0), ('a', 4, 'seren', 'FB_USED', 't1', 'g0', 6.0),
+        ('a', 5, 'kalos', 'FB_FREE', 't1', 'g0', 7.0), ('a', 6, 'kalos', 'FB_USED', 't3', 'g2', 8.0)
+    ) as t(_source_file, _row_number, cluster, metric, time, series, value))"""
+    columns = "_source_file, _row_number, cluster, series, time, value"
+    window = (
+        f"select {columns} from {rows} where metric = 'FB_USED' qualify row_number() over "
+        "(partition by cluster, series, time order by _source_file, _row_number) = 1"
+    )
+    got = sorted(duckdb.sql(first_copies(rows, "FB_USED", columns)).fetchall())
+    assert got == sorted(duckdb.sql(window).fetchall())
+    assert sorted(float(r[5]) for r in got) == [1.0, 2.0, 5.0, 6.0, 8.0]  # 3.0 and 4.0 repeat a sample of t1
