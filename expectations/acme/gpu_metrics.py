@@ -13,6 +13,7 @@ from expectations.acme.utilization import (
     ROW_KEY,
     percentage_rule,
     physical_range_rule,
+    repeated_lines,
     series_rules,
 )
 from expectations.rules import Frame, FrameSources, Rule, Suite, between
@@ -33,13 +34,9 @@ def first_copies(rows: str, metric: str, columns: str) -> str:
     """``columns`` of ``metric``'s rows, the first copy (by file, then line) of each cluster × series × Time:
     the window runs only on the lines whose (cluster, Time) repeats, the rest are first copies as they are."""
     of_metric = f"(select * from {rows} where metric = '{metric}')"
-    repeated = (
-        "select _source_file, _row_number from (select distinct _source_file, _row_number, cluster, time "
-        f"from {of_metric}) qualify count(*) over (partition by cluster, time) > 1"
-    )
     later = (
         f"select _source_file, _row_number, series from {of_metric} "
-        f"semi join ({repeated}) as repeated using (_source_file, _row_number) "
+        f"semi join ({repeated_lines(of_metric, ('cluster',))}) as repeated using (_source_file, _row_number) "
         "qualify row_number() over (partition by cluster, series, time order by _source_file, _row_number) > 1"
     )
     return f"select {columns} from {of_metric} anti join ({later}) as later using (_source_file, _row_number, series)"

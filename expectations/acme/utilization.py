@@ -51,16 +51,23 @@ KNOWN_SERIES_KINDS = ("ip", "ip_index", "ip_dot1", "pod")
 SERIES_KIND = per_key(SERIES_KIND_SQL, ("cluster", "series"))
 
 
+def repeated_lines(rows: str, within: tuple[str, ...]) -> str:
+    """``(_source_file, _row_number)`` of the lines whose Time repeats ``within`` some columns (the file, or
+    the cluster): the only lines a sample can have an earlier copy on (one cell per line and series)."""
+    line = ", ".join(dict.fromkeys(["_source_file", "_row_number", *within, "time"]))
+    return (
+        f"select _source_file, _row_number from (select distinct {line} from {rows}) "
+        f"qualify count(*) over (partition by {', '.join(within)}, time) > 1"
+    )
+
+
 def _time_copies(rows: str) -> str:
     """The copy number of each row on a line whose (file, Time) repeats; every other row is copy 1."""
-    repeated = (
-        f"select _source_file, _row_number from (select distinct _source_file, _row_number, time from {rows}) "
-        "qualify count(*) over (partition by _source_file, time) > 1"
-    )
     return (
         "select _source_file, _row_number, series, "
         "row_number() over (partition by _source_file, series, time order by _row_number) as value "
-        f"from {rows} semi join ({repeated}) as repeated using (_source_file, _row_number)"
+        f"from {rows} semi join ({repeated_lines(rows, ('_source_file',))}) as repeated "
+        "using (_source_file, _row_number)"
     )
 
 
