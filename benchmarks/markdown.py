@@ -148,11 +148,7 @@ def _full_shape(doc: dict[str, Any]) -> list[str]:
         return []
     stages = doc["stages"]
     load = stages["full_shape_load"]
-    others = [
-        (n, stages[n])
-        for n in ("full_shape_validate", "full_shape_pyarrow", "full_shape_duckdb")
-        if n in stages
-    ]
+    others = [(n, stages[n]) for n in ("full_shape_validate", "full_shape_pyarrow", "full_shape_duckdb")]
     rows = [
         [
             f"`{n}`",

@@ -18,17 +18,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]):
     """Groups for ``pytest -n 2 --dist loadgroup`` (``make test``): a module's tests stay together (its
     module-scoped fixtures are built once), the modules sharing a session-built warehouse share a worker, and
     the Spark modules share one (one JVM's worth of memory and ports at a time)."""
-    by_module: dict[str, str] = {}
+    group: dict[str, str] = {}
     for item in items:
         module = item.nodeid.split("::", 1)[0]
         fixtures = set(getattr(item, "fixturenames", ()))
-        shared = next((name for name in SHARED_BUILDS if name in fixtures), None)
-        if item.get_closest_marker("spark"):
-            shared = "spark"
-        if shared or module not in by_module:
-            by_module[module] = shared or by_module.get(module) or module
+        shared = (
+            "spark"
+            if item.get_closest_marker("spark")
+            else next((name for name in SHARED_BUILDS if name in fixtures), None)
+        )
+        if shared:
+            group[module] = shared
+        else:
+            group.setdefault(module, module)
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(by_module[item.nodeid.split("::", 1)[0]]))
+        item.add_marker(pytest.mark.xdist_group(group[item.nodeid.split("::", 1)[0]]))
     return (yield)
 
 

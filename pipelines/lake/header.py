@@ -39,12 +39,12 @@ def read_header(path: Path) -> list[str]:
 def check_header(path: Path, header: list[str], schema: FileSchema) -> None:
     """Raise a LoadError naming the file when the header does not fit the family's schema."""
     dupes = sorted(name for name, n in Counter(header).items() if n > 1)
-    if dupes and schema.layout == "table":
-        raise LoadError(path, f"header repeats column(s) {', '.join(dupes)}")
-    if dupes:  # a wide file's column names one node or GPU: twice, its cells could not be told apart
-        raise LoadError(
-            path, f"header repeats series column(s) {', '.join(dupes)}: each names one node or GPU"
-        )
+    if dupes:
+        names = ", ".join(dupes)
+        if schema.layout == "table":
+            raise LoadError(path, f"header repeats column(s) {names}")
+        # a wide file's column names one node or GPU: twice, its cells could not be told apart
+        raise LoadError(path, f"header repeats series column(s) {names}: each names one node or GPU")
     if any(not h.strip() for h in header) and schema.layout == "table":
         raise LoadError(path, f"header has an empty column name: {header}")
     missing = [h for h in schema.required_headers() if h not in header]
