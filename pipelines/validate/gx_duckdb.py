@@ -13,6 +13,13 @@ GX also reflects every batch's columns through SQLAlchemy's inspector; duckdb-en
 computes a whole window function for a frame such as time order within a file (seconds at scale). The
 engine's inspector answers ``get_columns`` from DuckDB's own ``DESCRIBE`` instead.
 
+GX counts a batch's rows with a query of its own (``table.row_count``), which for a frame view scans the view
+and computes its joins once more (seconds at the real utilization size). A frame whose rows are exactly those
+of a plain Parquet relation (the built-in frames: a left join on distinct keys keeps every row once) is
+registered with ``count_rows_of``; the engine then answers that metric with ``count(*)`` of the relation, which
+DuckDB reads from the Parquet footers. Every other metric, and the row count of any other batch or of a
+batch with a row condition, is GX's own.
+
 ``DuckDBDatasource`` is GX's ``SQLDatasource`` with that engine (a fluent datasource type ``duckdb``;
 ``context.data_sources.add_duckdb(...)`` once this module is imported). Upstream GX has no DuckDB datasource
 yet. Importing this module imports Great Expectations (seconds): only the validation code does, on first use.
@@ -55,8 +62,47 @@ def _sa_type(dialect: sa.Dialect, duckdb_type: str) -> Any:
     return found() if found is not None else sa.types.NullType()
 
 
+ROW_COUNT = "table.row_count"  # its aggregate (count(*)) is what reaches a metric bundle
+# (database file, table) -> the relation whose rows the table's are, one for one. Module-level because GX
+# makes its execution engines itself (a batch's engine is not the one the datasource handed out before).
+_row_sources: dict[tuple[str, str], str] = {}
+
+
+def count_rows_of(database: str, table: str, relation: str) -> None:
+    """The rows of ``table`` (or view) in DuckDB file ``database`` are, one for one, those of ``relation``."""
+    _row_sources[(database, table)] = relation
+
+
+def forget_row_sources(database: str) -> None:
+    for key in [k for k in _row_sources if k[0] == database]:
+        _row_sources.pop(key, None)
+
+
 class DuckDBExecutionEngine(SqlAlchemyExecutionEngine):
-    """GX's SQLAlchemy engine whose query results are read before their connection closes."""
+    """GX's SQLAlchemy engine whose query results are read before their connection closes, and which counts
+    a registered frame's rows from its source relation (see the module docstring)."""
+
+    def _row_source(self, computation: Any) -> str | None:
+        if computation.metric_configuration.metric_name != ROW_COUNT:
+            return None
+        domain = computation.compute_domain_kwargs or {}
+        if any(domain.get(k) for k in ("row_condition", "filter_conditions", "column", "column_A")):
+            return None
+        batch_id = domain.get("batch_id") or self.batch_manager.active_batch_data_id
+        table = getattr(self.batch_manager.batch_data_cache.get(batch_id or ""), "source_table_name", None)
+        return _row_sources.get((str(self.engine.url.database), table)) if table else None
+
+    def resolve_metric_bundle(self, metric_fn_bundle: Any) -> dict[Any, Any]:
+        counted, rest = {}, []
+        for computation in metric_fn_bundle:
+            relation = self._row_source(computation)
+            if relation is None:
+                rest.append(computation)
+                continue
+            with self.get_connection() as connection:
+                rows = connection.exec_driver_sql(f"select count(*) from {relation}").scalar_one()
+            counted[computation.metric_configuration.id] = int(rows)
+        return {**counted, **super().resolve_metric_bundle(rest)} if rest else counted
 
     def execute_query(self, query: Any) -> Any:
         with self.get_connection() as connection:

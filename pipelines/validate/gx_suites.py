@@ -150,9 +150,11 @@ class LakeSession:
         version: str,
         rules: Sequence[Rule],
         index: Sequence[str],
+        rows_of: str | None = None,
     ) -> ExpectationSuiteValidationResult:
         """Validate the rows of ``view`` against the rules' expectations (see the module docstring for what
-        comes back). ``index``: the columns each violating row is reported with."""
+        comes back). ``index``: the columns each violating row is reported with. ``rows_of``: a Parquet
+        relation whose rows are the view's, one for one; GX's row count is then read from its footers."""
         batch_definition = self._batches.get(view)
         if batch_definition is None:
             asset = self.source.add_table_asset(view, table_name=view)
@@ -163,10 +165,17 @@ class LakeSession:
             "unexpected_index_column_names": list(index),
             "return_unexpected_index_query": True,
         }
+        if rows_of is not None:
+            from pipelines.validate.gx_duckdb import count_rows_of
+
+            count_rows_of(str(self.path), view, rows_of)
         batch = batch_definition.get_batch()
         return batch.validate(suite(suite_name, version, rules), result_format=result_format)
 
     def close(self) -> None:
+        from pipelines.validate.gx_duckdb import forget_row_sources
+
+        forget_row_sources(str(self.path))
         ctx = context()
         with _lock:
             ctx.data_sources.delete(self.name)

@@ -65,7 +65,13 @@ class _Run:
 
     # -- one GX validation and what its results say -------------------------------------------------
     def _validate(
-        self, view: str, frame: str, rules: Sequence[Rule], index: Sequence[str], label: str
+        self,
+        view: str,
+        frame: str,
+        rules: Sequence[Rule],
+        index: Sequence[str],
+        label: str,
+        rows_of: str | None = None,
     ) -> list[Findings]:
         columns = list(self.session.columns(view))
         derived = {name for r in rules for name in r.derived}
@@ -73,7 +79,7 @@ class _Run:
         reported = list(dict.fromkeys([*index, *raw_details]))  # + GX adds each rule's own column
         name = f"{self.suite.family}.{frame}"
         version = frame_version(self.suite, frame)
-        result = self.session.validate(view, name, version, rules, reported)
+        result = self.session.validate(view, name, version, rules, reported, rows_of)
         self.docs.add(frame, rules, result, version)
         by_name = {r.name: r for r in rules}
         out = []
@@ -149,7 +155,7 @@ class _Run:
         src = Sources(self.session, self.settings, files_relation([u.path for u in units], hive=True))
         label = f"{len(units)} changed unit(s)"
         view = self._view(ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, rules, src, index=index) or "", label)
-        findings = self._validate(view, ROWS_FRAME, rules, index, label) if rules else []
+        findings = self._validate(view, ROWS_FRAME, rules, index, label, src.rows) if rules else []
         by = ("_source_file", PARTITION_COLUMN)
         rows_of = self._unit_rows(view, units, findings)
         for found in findings:
@@ -202,14 +208,22 @@ class _Run:
 
     # -- custom and family-wide frames --------------------------------------------------------------
     def frame_record(
-        self, name: str, key: str, sql: str | None, index: Sequence[str], note: str, label: str
+        self,
+        name: str,
+        key: str,
+        sql: str | None,
+        index: Sequence[str],
+        note: str,
+        label: str,
+        rows_of: str | None = None,
     ) -> Record:
-        """Validate one custom or family frame (``sql`` None: nothing to compare, with ``note`` why)."""
+        """Validate one custom or family frame (``sql`` None: nothing to compare, with ``note`` why;
+        ``rows_of``: the relation whose rows the frame's are, one for one)."""
         rules = self.suite.rules_on(name)
         if sql is None:
             return Record(key, {r.name: RuleCounts() for r in rules}, note=note)
         view = self._view(name, sql, label)
-        findings = self._validate(view, name, rules, index, label)
+        findings = self._validate(view, name, rules, index, label, rows_of)
         record = Record(key)
         for found in findings:
             record.rules[found.rule.name] = RuleCounts(found.count, found.evaluated, found.samples)
@@ -230,7 +244,8 @@ class _Run:
             sql = frame_sql(self.suite, batch.frame, rules, src)
             deps = ", ".join(custom.deps) if custom else ""
             note = f"nothing to compare: no rows loaded in {deps}"
-            record = self.frame_record(batch.frame, batch.key, sql, index, note, batch.label)
+            rows_of = relation if batch.frame == FAMILY_FRAME else None  # custom frames select their own rows
+            record = self.frame_record(batch.frame, batch.key, sql, index, note, batch.label, rows_of)
             self.evaluated.append(batch.record_id)
             if any(name in self.errors for name in record.rules):
                 self.stored.frames.pop(batch.record_id, None)

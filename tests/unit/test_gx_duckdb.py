@@ -80,3 +80,39 @@ def test_stock_gx_sql_datasource_sees_no_rows_on_duckdb(database: Path) -> None:
     finally:
         ctx.data_sources.delete("stock")
     assert all(unexpected in (None, 0) for _, unexpected in counts.values()), counts
+
+
+def _registered_counts(database: Path, name: str, rows_of: str | None) -> dict[str, tuple[int | None, int | None]]:
+    from pipelines.validate.gx_duckdb import count_rows_of, forget_row_sources
+
+    ctx = context()
+    source = ctx.data_sources.add_duckdb(name, connection_string=f"duckdb:///{database}")  # type: ignore[attr-defined]
+    if rows_of is not None:
+        count_rows_of(str(database), "requests_frame", rows_of)
+    try:
+        return _counts(source)
+    finally:
+        forget_row_sources(str(database))
+        ctx.data_sources.delete(name)
+
+
+def test_a_registered_frame_is_counted_from_its_source(database: Path) -> None:
+    """The frame's row count comes from the relation it was registered with (here a different one, so the
+    test sees which was used); the rules' unexpected counts are still GX's own over the frame."""
+    counts = _registered_counts(database, "registered", "range(1234)")
+    assert {element for element, _ in counts.values()} == {1234}
+    assert {unexpected for _, unexpected in counts.values()} == {BAD}
+
+
+def test_row_count_from_the_source_equals_gx_count(database: Path) -> None:
+    """Registered with its true source (the view the frame adds columns to), every count is as GX's own."""
+    assert _registered_counts(database, "true_source", "requests") == _registered_counts(database, "plain", None)
+
+
+def test_the_registration_is_forgotten(database: Path) -> None:
+    from pipelines.validate.gx_duckdb import count_rows_of, forget_row_sources
+
+    count_rows_of(str(database), "requests_frame", "range(5)")
+    forget_row_sources(str(database))
+    counts = _registered_counts(database, "forgotten", None)
+    assert {element for element, _ in counts.values()} == {ROWS}
