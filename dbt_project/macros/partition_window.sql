@@ -30,9 +30,19 @@
     incremental run with var partition_keys set, else true (a first run or --full-refresh reads all). -#}
 {% macro partition_window(column='_partition') -%}
     {%- set keys = partition_keys() -%}
-    {%- if is_incremental() and keys is not none -%}
+    {%- if keys is not none and replaces_partitions() -%}
         {{ column }} in ({{ partition_key_literals(keys) }})
     {%- else -%}
         1 = 1
     {%- endif -%}
+{%- endmacro %}
+
+
+{#- Whether this run of the model replaces only the partitions named by var partition_keys: an incremental
+    table (dbt's is_incremental) or a lake model that exists (macros/platform/lake_partitions.sql). -#}
+{% macro replaces_partitions() -%}
+    {%- if config.get('materialized') == 'lake_partitions' -%}
+        {{ return(lake_partitions_replace()) }}
+    {%- endif -%}
+    {{ return(is_incremental()) }}
 {%- endmacro %}

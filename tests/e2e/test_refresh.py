@@ -30,6 +30,14 @@ def _lake_files(wh: Path) -> dict[str, str]:
     }
 
 
+def _model_files(wh: Path) -> dict[str, str]:
+    """The Parquet files of the dbt models DuckDB keeps in the lake (lake/models/<model>/_partition=<key>/)."""
+    return {
+        str(p.relative_to(wh)): _sha(p)
+        for p in sorted((wh / "lake" / "models").glob("*/_partition=*/*.parquet"))
+    }
+
+
 def _republish(mirror: Path, mirror_path: str) -> None:
     """What a mirror's publisher does after editing a file: record its new bytes and hash."""
     manifest = mm.read(mirror)
@@ -80,7 +88,7 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     built = run_cli("run", env=env)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     assert not list((wh / "lake" / "_pending").glob("*.json"))  # the build consumed them
-    files_before = _lake_files(wh)
+    files_before, models_before = _lake_files(wh), _model_files(wh)
     requests_before = query(wh, "select * from marts.fct_request order by _source_file, _row_number")
     jobs_before = query(wh, "select * from marts.fct_job order by _source_file, _row_number")
 
@@ -203,6 +211,12 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     diff = [(a, b) for a, b in zip(jobs_before, jobs_after, strict=True) if a != b]
     assert len(diff) == 1 and diff[0][1][1] == job_id
     assert not list((wh / "lake" / "_pending").glob("*.json"))
+    # … written as one file per partition: the new day's and the changed month's, every other byte-identical.
+    models_after = _model_files(wh)
+    assert {p for p in models_after if models_after[p] != models_before.get(p)} == {
+        f"lake/models/fct_request/_partition={new_day:04d}/data_0.parquet",
+        f"lake/models/fct_job/_partition={seren_month}/data_0.parquet",
+    }
 
     # 3. the daily refresh when nothing changed upstream (its figures apart): every asset succeeds, nothing in
     # the lake changes, and dbt is not invoked.
@@ -219,7 +233,7 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     )
     assert quiet.success
     assert run_results.stat().st_mtime_ns == stamp
-    assert _lake_files(wh) == files_after
+    assert _lake_files(wh) == files_after and _model_files(wh) == models_after
 
 
 def test_a_broken_upstream_file_fails_alone(mirror_env) -> None:

@@ -1,4 +1,5 @@
-"""Incremental facts on DuckDB replace exactly the partitions named by var partition_keys.
+"""Incremental facts on DuckDB replace exactly the partitions named by var partition_keys (each one
+Parquet file in the lake; the other files stay byte-identical).
 
 The warehouse of test_dbt_build.py gets a third BurstGPT partition, day 1 ("0001"). After a full build, the
 raw Parquet files of two partitions are rewritten (day 1 and day 0 both change); `dbt build --select
@@ -52,6 +53,12 @@ def facts(settings: Settings) -> dict[str, list[tuple]]:
         con.close()
 
 
+def lake_files(settings: Settings) -> dict[str, bytes]:
+    """fct_request's Parquet files in the lake (DuckDB keeps its rows there), by partition folder/file."""
+    root = settings.lake_dir / "models" / "fct_request"
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.glob("*/*.parquet"))}
+
+
 def build(settings: Settings, target: Path, *args: str) -> None:
     result = run_dbt(settings, "build", "--select", "fct_request", *args, target=target)
     assert result.returncode == 0, result.stdout[-6000:]
@@ -84,19 +91,39 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 def test_only_the_named_partition_is_replaced(settings: Settings, tmp_path: Path) -> None:
-    before = facts(settings)
+    before, files = facts(settings), lake_files(settings)
     assert sorted(before) == ["0000", "0001", "0225"] and len(before["0001"]) == 2
+    assert sorted(files) == [f"_partition={k}/data_0.parquet" for k in ("0000", "0001", "0225")]
     rewrite(raw_file(settings, "0001"), "select * replace (elapsed_time + 1000 as elapsed_time) from raw")
     rewrite(raw_file(settings, "0000"), "select * replace (request_tokens + 7 as request_tokens) from raw")
 
     build(settings, tmp_path / "target", "--vars", '{partition_keys: ["0001"]}')
-    after = facts(settings)
+    after, files_after = facts(settings), lake_files(settings)
+    changed = {name for name in files if files_after.get(name) != files[name]}
+    assert changed == {"_partition=0001/data_0.parquet"}  # the other files are byte-identical
     assert after["0000"] == before["0000"]  # changed upstream, not in the window: untouched
     assert after["0225"] == before["0225"]
     assert len(after["0001"]) == 2 and after["0001"] != before["0001"]
     elapsed = [(b[13], a[13]) for b, a in zip(before["0001"], after["0001"], strict=True)]  # elapsed_s
     assert [a - b for b, a in elapsed] == [1000.0, 1000.0]
     assert [a[:13] + a[14:] for a in after["0001"]] == [b[:13] + b[14:] for b in before["0001"]]
+
+
+def test_the_rows_live_in_the_lake_not_in_the_database(settings: Settings) -> None:
+    con = duckdb.connect(str(settings.duckdb_path), read_only=True)
+    try:
+        kind = con.execute(
+            "select table_type from information_schema.tables "
+            "where table_schema = 'marts' and table_name = 'fct_request'"
+        ).fetchone()
+        in_lake = con.execute(
+            f"select count(*) from read_parquet('{settings.lake_dir}/models/fct_request/*/*.parquet')"
+        ).fetchone()
+        in_view = con.execute("select count(*) from marts.fct_request").fetchone()
+    finally:
+        con.close()
+    assert kind == ("VIEW",)
+    assert in_lake == in_view and in_view[0] > 0
 
 
 def test_without_the_var_everything_is_rebuilt(settings: Settings, tmp_path: Path) -> None:
@@ -115,6 +142,9 @@ def test_a_partition_without_rows_is_emptied(settings: Settings, tmp_path: Path)
     build(settings, tmp_path / "target", "--vars", '{partition_keys: ["0001", "0002"]}')
     after = facts(settings)
     assert "0001" not in after
+    assert (
+        settings.lake_dir / "models" / "fct_request" / "_partition=0001" / "data_0.parquet"
+    ).exists()  # empty
     assert after == {k: v for k, v in before.items() if k != "0001"}
 
 

@@ -67,6 +67,21 @@ def reports(built: Settings) -> Materialized:
     return materialize_reports(built)
 
 
+def _empty(con: duckdb.DuckDBPyConnection, relation: str) -> None:
+    """No rows left in a table, or in a view (a model whose rows DuckDB keeps in the lake): an empty table."""
+    schema, name = relation.split(".")
+    (kind,) = con.execute(
+        "select table_type from information_schema.tables where table_schema = ? and table_name = ?",
+        [schema, name],
+    ).fetchone()
+    if kind == "VIEW":
+        con.execute(f"create table {relation}__empty as select * from {relation} limit 0")
+        con.execute(f"drop view {relation}")
+        con.execute(f"alter table {relation}__empty rename to {name}")
+    else:
+        con.execute(f"delete from {relation}")
+
+
 @pytest.fixture(scope="module")
 def empty_jobs(built: Settings, tmp_path_factory: pytest.TempPathFactory) -> Materialized:
     """The built warehouse as if only BurstGPT had been loaded: job and utilization marts empty, and one
@@ -83,7 +98,7 @@ def empty_jobs(built: Settings, tmp_path_factory: pytest.TempPathFactory) -> Mat
             "analysis.cluster_job_counts",
             *(f"analysis.{name}" for name in NOTEBOOK_JOB_FIGURES),
         ):  # fmt: skip
-            con.execute(f"delete from {table}")
+            _empty(con, table)
         con.execute("drop table analysis.gpu_num_cdf")
     finally:
         con.close()

@@ -34,19 +34,26 @@ if shutil.which("java") is None:
     pytest.skip("Spark needs Java (java on PATH)", allow_module_level=True)
 
 SCHEMAS = ("intermediate", "marts", "analysis")
+# DuckDB's views over the lake files of lake_partitions models (dbt_project/macros/platform/lake_partitions.sql)
+LAKE_MODEL_VIEWS = "select schema_name, view_name from duckdb_views() where sql like '%/lake/models/%'"
 SPARK_ENV = ("SPARK_THRIFT_HOST", "SPARK_THRIFT_PORT", "PYSPARK_SUBMIT_ARGS")
 
 
 def read_tables(path: Path, table_type: str) -> dict[str, Table]:
-    """Every relation of type ``table_type`` (BASE TABLE or VIEW) in the layer schemas of a DuckDB file."""
+    """Every relation of type ``table_type`` in the layer schemas of a DuckDB file: BASE TABLE (with the
+    models whose rows DuckDB keeps in the lake, views over their Parquet) or VIEW."""
     con = duckdb.connect(str(path), read_only=True)
     try:
         con.execute("set TimeZone = 'UTC'")
-        names = con.execute(
-            "select table_schema, table_name from information_schema.tables "
-            f"where table_type = ? and table_schema in {SCHEMAS} order by 1, 2",
-            [table_type],
-        ).fetchall()
+        lake_views = {(s, n) for s, n in con.execute(LAKE_MODEL_VIEWS).fetchall()}
+        names = [
+            (schema, name)
+            for schema, name, kind in con.execute(
+                "select table_schema, table_name, table_type from information_schema.tables "
+                f"where table_schema in {SCHEMAS} order by 1, 2"
+            ).fetchall()
+            if (table_type == "VIEW") == (kind == "VIEW" and (schema, name) not in lake_views)
+        ]
         tables = {}
         for schema, name in names:
             rel = con.sql(f'select * from "{schema}"."{name}"')

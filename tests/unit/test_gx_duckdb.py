@@ -82,7 +82,9 @@ def test_stock_gx_sql_datasource_sees_no_rows_on_duckdb(database: Path) -> None:
     assert all(unexpected in (None, 0) for _, unexpected in counts.values()), counts
 
 
-def _registered_counts(database: Path, name: str, rows_of: str | None) -> dict[str, tuple[int | None, int | None]]:
+def _registered_counts(
+    database: Path, name: str, rows_of: str | None
+) -> dict[str, tuple[int | None, int | None]]:
     from pipelines.validate.gx_duckdb import count_rows_of, forget_row_sources
 
     ctx = context()
@@ -106,7 +108,9 @@ def test_a_registered_frame_is_counted_from_its_source(database: Path) -> None:
 
 def test_row_count_from_the_source_equals_gx_count(database: Path) -> None:
     """Registered with its true source (the view the frame adds columns to), every count is as GX's own."""
-    assert _registered_counts(database, "true_source", "requests") == _registered_counts(database, "plain", None)
+    assert _registered_counts(database, "true_source", "requests") == _registered_counts(
+        database, "plain", None
+    )
 
 
 def test_the_registration_is_forgotten(database: Path) -> None:

@@ -1,13 +1,18 @@
 {#-
   Incremental facts replace whole partitions (`_partition`, the lake's partition key) on every engine:
-  DuckDB delete+insert on unique_key `_partition`; Spark insert_overwrite into a table partitioned by
-  `_partition` (dynamic overwrite: only the partitions the new rows carry; `merge` is Delta/Iceberg-only).
+  DuckDB writes them as Parquet files in the lake, the relation a view over them (lake_partitions.sql); Spark
+  insert_overwrite into a table partitioned by `_partition` (dynamic overwrite: only the partitions the new
+  rows carry; `merge` is Delta/Iceberg-only); any other engine delete+insert on unique_key `_partition`.
   Before the rows go in, `clear_partition_window` empties the window — the partitions named by var
   partition_keys, or the whole table when none are named — so a partition whose upstream rows are all gone
   ends up empty rather than stale. A model uses: {{ config(**partition_replace_config()) }}
 -#}
 {% macro partition_replace_config() -%}
     {{ return(adapter.dispatch('partition_replace_config', 'trace_warehouse')()) }}
+{%- endmacro %}
+
+{% macro duckdb__partition_replace_config() -%}
+    {{ return({'materialized': 'lake_partitions'}) }}
 {%- endmacro %}
 
 {% macro default__partition_replace_config() -%}

@@ -4,15 +4,20 @@
 -- spurious '.1' after an IP (10.140.0.131.1, NODE_MEMORY on 2023-07-19) maps back to the IP. Repeated
 -- samples of one series and time are dropped keeping the first _row_number; duplicate_samples counts them.
 -- A pod name with a known IP (seed node_aliases; upstream publishes none) is keyed by that IP, node_alias
--- keeping the pod name.
+-- keeping the pod name. A sample's lake partition is its UTC date, so repeats never cross partitions: the
+-- model is written partition by partition (partition_replace_config; on DuckDB Parquet in the lake).
+{{ config(**partition_replace_config()) }}
+
 with
 
 gpu_metrics as (
     select * from {{ ref('stg_acme__gpu_metrics') }}
+    where {{ partition_window() }}
 ),
 
 node_metrics as (
     select * from {{ ref('stg_acme__node_metrics') }}
+    where {{ partition_window() }}
 ),
 
 aliases as (
@@ -88,11 +93,11 @@ ranked as (
     select
         *,
         row_number() over (
-            partition by cluster_name, metric, node_id, gpu_index, sample_time_utc
+            partition by _partition, cluster_name, metric, node_id, gpu_index, sample_time_utc
             order by _row_number, _source_file, series_kind
         ) as occurrence,
         count(*) over (
-            partition by cluster_name, metric, node_id, gpu_index, sample_time_utc
+            partition by _partition, cluster_name, metric, node_id, gpu_index, sample_time_utc
         ) as sample_rows
     from keyed
 ),

@@ -1,0 +1,169 @@
+{#-
+  lake_partitions (DuckDB): an incremental fact whose rows live in the Parquet lake, not in trace.duckdb.
+  Its partitions are files `<lake>/models/<model>/_partition=<key>/data_0.parquet`; the relation in the
+  database is a view over them, so the database file stays small and publishing a reader snapshot copies
+  no rows.
+
+  - First build, --full-refresh, or no var partition_keys: the whole model is written in one COPY
+    (partitioned by `_partition`), after every file already there was emptied; readers should not query
+    the model while it runs.
+  - var partition_keys set: the model's window (those partitions' rows) is computed once into a temporary
+    table, and each named partition is written from it alone. An existing partition's file is replaced
+    by a single-file COPY (DuckDB writes a temporary file and renames it, so a reader sees the old file or
+    the new one); a partition whose rows are all gone keeps an empty file; a new partition gets its folder.
+    Every other partition's file is not touched (byte-identical).
+  The view selects the model's columns in its order and types, so the relation is what a table would be.
+-#}
+{% materialization lake_partitions, adapter='duckdb' -%}
+    {%- set target = this.incorporate(type='view') -%}
+    {%- set existing = load_cached_relation(this) -%}
+    {%- set root = lake_model_dir(this.identifier) -%}
+    {%- set replace = lake_partitions_replace() -%}
+
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+    {%- if config.get('contract').enforced -%}
+        {{ get_assert_columns_equivalent(sql) }}
+    {%- endif -%}
+    {%- do lake_folder(lake_dir()) -%}
+    {%- do lake_folder(lake_models_dir()) -%}
+    {%- if replace -%}
+        {{ lake_partitions_same_columns(existing, sql) }}
+        {#- the window is computed once; each named partition is then written from it alone -#}
+        {%- set window = adapter.quote(this.identifier ~ '__lake_window') -%}
+        {%- do run_query('create or replace temp table ' ~ window ~ ' as ' ~ sql) -%}
+        {#- prefixed, so agate keeps the keys text ('0001' would become the number 1) -#}
+        {%- set found = run_query("select distinct 'key:' || _partition from " ~ window).columns[0].values()
+                        | map('replace', 'key:', '', 1) | list -%}
+        {%- for key in partition_keys() -%}
+            {%- set folder = root ~ '/_partition=' ~ key -%}
+            {%- set files = lake_files(folder ~ '/*.parquet') -%}
+            {%- set rows = 'select * from ' ~ window ~ " where _partition = '" ~ key ~ "'" -%}
+            {%- if key in found and files | length == 0 -%}
+                {%- do run_query(
+                    "copy (" ~ rows ~ ") to '" ~ lake_quote(root) ~ "' (" ~ lake_parquet() ~ ", partition_by (_partition), "
+                    ~ "overwrite_or_ignore, filename_pattern 'data_{i}')") -%}
+            {%- elif key in found -%}
+                {%- do lake_write_file(rows, folder ~ '/data_0.parquet') -%}
+            {%- endif -%}
+            {#- a partition whose rows are gone, or the other files of one a full build wrote in several:
+                emptied, never left stale -#}
+            {%- for old in files if key not in found or not old.endswith('/data_0.parquet') -%}
+                {%- do lake_write_file(rows ~ ' limit 0', old) -%}
+            {%- endfor -%}
+        {%- endfor -%}
+        {%- do run_query('drop table ' ~ window) -%}
+    {%- else -%}
+        {#- every file is emptied first, so a partition without rows now does not keep its old ones -#}
+        {%- set old = lake_files(root ~ '/*/*.parquet') -%}
+        {%- if old | length > 0 -%}
+            {%- set empty = adapter.quote(this.identifier ~ '__lake_empty') -%}
+            {%- do run_query('create or replace temp table ' ~ empty ~ ' as select * from (' ~ sql ~ ') as model limit 0') -%}
+            {%- for path in old -%}
+                {%- do lake_write_file('select * from ' ~ empty, path) -%}
+            {%- endfor -%}
+            {%- do run_query('drop table ' ~ empty) -%}
+        {%- endif -%}
+        {%- do run_query(
+            "copy (" ~ sql ~ ") to '" ~ lake_quote(root) ~ "' (" ~ lake_parquet() ~ ", partition_by (_partition), "
+            ~ "overwrite_or_ignore, filename_pattern 'data_{i}')") -%}
+        {%- if existing is not none and not existing.is_view -%}
+            {{ adapter.drop_relation(existing) }}
+        {%- endif -%}
+    {%- endif -%}
+
+    {% call statement('main') -%}
+        {{ lake_partitions_view(target, sql, root) }}
+    {%- endcall %}
+
+    {{ run_hooks(post_hooks, inside_transaction=True) }}
+    {{ adapter.commit() }}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {{ return({'relations': [target]}) }}
+{%- endmaterialization %}
+
+
+{#- Write the rows of `rows` (a SELECT with `_partition`) as one Parquet file at `path`, whose folder exists:
+    DuckDB writes a temporary file and renames it, so a reader sees the old file or the new one. -#}
+{% macro lake_write_file(rows, path) -%}
+    {%- do run_query(
+        "copy (select * exclude (_partition) from (" ~ rows ~ ")) to '" ~ lake_quote(path) ~ "' (" ~ lake_parquet() ~ ")") -%}
+{%- endmacro %}
+
+
+{#- Make a folder exist whose parent exists (DuckDB has no mkdir: a partitioned COPY of no rows creates the
+    folder it writes to and nothing in it; what the folder holds is left alone). -#}
+{% macro lake_folder(path) -%}
+    {%- do run_query(
+        "copy (select 1 as _folder, 1 as _none where false) to '" ~ lake_quote(path)
+        ~ "' (format parquet, partition_by (_folder), overwrite_or_ignore)") -%}
+{%- endmacro %}
+
+
+{#- The files' format: zstd, as the raw lake (about half of snappy's size here, at the same speed). -#}
+{% macro lake_parquet() -%}
+    {{- return('format parquet, compression zstd') -}}
+{%- endmacro %}
+
+
+{% macro lake_quote(text) -%}
+    {{- return(text | replace("'", "''")) -}}
+{%- endmacro %}
+
+
+{#- Whether this run of a lake_partitions model writes only the partitions named by var partition_keys (its
+    view exists and this is not --full-refresh) or the whole model. -#}
+{% macro lake_partitions_replace() -%}
+    {%- set existing = load_cached_relation(this) -%}
+    {{ return(partition_keys() is not none and existing is not none and existing.is_view
+              and not should_full_refresh()) }}
+{%- endmacro %}
+
+
+{#- A partition-wise run writes files beside the existing ones, so the model's columns must be the view's
+    (as on_schema_change 'fail' of an incremental table); a changed model needs --full-refresh. -#}
+{% macro lake_partitions_same_columns(existing, sql) -%}
+    {%- set now = run_query('describe ' ~ sql).rows | map(attribute=0) | list -%}
+    {%- set before = adapter.get_columns_in_relation(existing) | map(attribute='name') | list -%}
+    {%- if now != before -%}
+        {{ exceptions.raise_compiler_error(
+            this ~ ": the model's columns changed (" ~ before | join(', ') ~ " -> " ~ now | join(', ')
+            ~ "); its lake partitions are written one by one, so rebuild them all: dbt build --full-refresh -s "
+            ~ this.identifier) }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro lake_models_dir() -%}
+    {{- return(lake_dir() ~ '/models') -}}
+{%- endmacro %}
+
+{% macro lake_model_dir(name) -%}
+    {{- return(lake_models_dir() ~ '/' ~ name) -}}
+{%- endmacro %}
+
+
+{#- The files a glob matches (none: an empty list). -#}
+{% macro lake_files(pattern) -%}
+    {%- set found = run_query("select file from glob('" ~ lake_quote(pattern) ~ "') order by file") -%}
+    {{ return(found.columns[0].values() | list if found is not none else []) }}
+{%- endmacro %}
+
+
+{#- The model's relation: its columns, in its order and types, over the partition files; with no file yet
+    (a model without rows), the same columns with no rows. -#}
+{% macro lake_partitions_view(target, sql, root) -%}
+    {%- set columns = run_query('describe ' ~ sql) -%}
+    {%- set casts = [] -%}
+    {%- for row in columns.rows -%}
+        {%- do casts.append('cast(' ~ adapter.quote(row[0]) ~ ' as ' ~ row[1] ~ ') as ' ~ adapter.quote(row[0])) -%}
+    {%- endfor -%}
+    create or replace view {{ target }} as
+    {% if lake_files(root ~ '/*/*.parquet') | length > 0 -%}
+    select {{ casts | join(', ') }}
+    from read_parquet('{{ lake_quote(root ~ '/*/*.parquet') }}', hive_partitioning = true, hive_types = {'_partition': 'VARCHAR'})
+    {%- else -%}
+    select {{ casts | join(', ') }} from ({{ sql }}) as model where 1 = 0
+    {%- endif %}
+{%- endmacro %}
