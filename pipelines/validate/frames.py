@@ -105,6 +105,12 @@ def with_derived(
     return f"select {', '.join(exprs)} from {relation} as _rows{''.join(joins)}"
 
 
+def row_source(frame: str, src: Sources) -> str | None:
+    """The relation whose rows a frame's are, one for one: the batch's rows for the built-in frames (their
+    lookups are left joins on distinct keys); None for a custom frame, which selects its own rows."""
+    return (src.rows or None) if frame in (ROWS_FRAME, FAMILY_FRAME) else None
+
+
 def frame_sql(
     suite: Suite, frame: str, rules: Sequence[Rule], src: Sources, *, index: Sequence[str] | None = None
 ) -> str | None:

@@ -33,6 +33,7 @@ from pipelines.validate.frames import (
     family_relation,
     files_relation,
     frame_sql,
+    row_source,
     schema_sql,
 )
 from pipelines.validate.gx_suites import SAMPLE_ROWS, LakeSession, unexpected_rows_query
@@ -155,7 +156,11 @@ class _Run:
         src = Sources(self.session, self.settings, files_relation([u.path for u in units], hive=True))
         label = f"{len(units)} changed unit(s)"
         view = self._view(ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, rules, src, index=index) or "", label)
-        findings = self._validate(view, ROWS_FRAME, rules, index, label, src.rows) if rules else []
+        findings = (
+            self._validate(view, ROWS_FRAME, rules, index, label, row_source(ROWS_FRAME, src))
+            if rules
+            else []
+        )
         by = ("_source_file", PARTITION_COLUMN)
         rows_of = self._unit_rows(view, units, findings)
         for found in findings:
@@ -244,7 +249,7 @@ class _Run:
             sql = frame_sql(self.suite, batch.frame, rules, src)
             deps = ", ".join(custom.deps) if custom else ""
             note = f"nothing to compare: no rows loaded in {deps}"
-            rows_of = relation if batch.frame == FAMILY_FRAME else None  # custom frames select their own rows
+            rows_of = row_source(batch.frame, src)
             record = self.frame_record(batch.frame, batch.key, sql, index, note, batch.label, rows_of)
             self.evaluated.append(batch.record_id)
             if any(name in self.errors for name in record.rules):

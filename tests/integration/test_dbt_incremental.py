@@ -17,6 +17,7 @@ import duckdb
 import pytest
 
 from pipelines.settings import Settings, load_settings
+from tests.e2e.cli import query
 from tests.integration.test_dbt_build import load_fixture_rows, run_dbt
 
 pytestmark = pytest.mark.slow
@@ -42,15 +43,11 @@ def rewrite(path: Path, select: str) -> None:
 
 def facts(settings: Settings) -> dict[str, list[tuple]]:
     """fct_request's rows by partition, every column, in a fixed order."""
-    con = duckdb.connect(str(settings.duckdb_path), read_only=True)
-    try:
-        rows = con.execute("select * from marts.fct_request order by _partition, _source_file, _row_number")
-        out: dict[str, list[tuple]] = {}
-        for row in rows.fetchall():
-            out.setdefault(row[-1], []).append(row)
-        return out
-    finally:
-        con.close()
+    out: dict[str, list[tuple]] = {}
+    sql = "select * from marts.fct_request order by _partition, _source_file, _row_number"
+    for row in query(settings.warehouse_dir, sql):
+        out.setdefault(row[-1], []).append(row)
+    return out
 
 
 def lake_files(settings: Settings) -> dict[str, bytes]:
@@ -110,20 +107,18 @@ def test_only_the_named_partition_is_replaced(settings: Settings, tmp_path: Path
 
 
 def test_the_rows_live_in_the_lake_not_in_the_database(settings: Settings) -> None:
-    con = duckdb.connect(str(settings.duckdb_path), read_only=True)
-    try:
-        kind = con.execute(
-            "select table_type from information_schema.tables "
-            "where table_schema = 'marts' and table_name = 'fct_request'"
-        ).fetchone()
-        in_lake = con.execute(
-            f"select count(*) from read_parquet('{settings.lake_dir}/models/fct_request/*/*.parquet')"
-        ).fetchone()
-        in_view = con.execute("select count(*) from marts.fct_request").fetchone()
-    finally:
-        con.close()
-    assert kind == ("VIEW",)
-    assert in_lake == in_view and in_view[0] > 0
+    wh = settings.warehouse_dir
+    kind = query(
+        wh,
+        "select table_type from information_schema.tables "
+        "where table_schema = 'marts' and table_name = 'fct_request'",
+    )
+    in_lake = query(
+        wh, f"select count(*) from read_parquet('{settings.lake_dir}/models/fct_request/*/*.parquet')"
+    )
+    in_view = query(wh, "select count(*) from marts.fct_request")
+    assert kind == [("VIEW",)]
+    assert in_lake == in_view and in_view[0][0] > 0
 
 
 def test_without_the_var_everything_is_rebuilt(settings: Settings, tmp_path: Path) -> None:

@@ -28,8 +28,9 @@
     {%- endif -%}
     {%- do lake_folder(lake_dir()) -%}
     {%- do lake_folder(lake_models_dir()) -%}
+    {%- set columns = run_query('describe ' ~ sql).rows -%}
     {%- if replace -%}
-        {{ lake_partitions_same_columns(existing, sql) }}
+        {{ lake_partitions_same_columns(existing, columns) }}
         {#- the window is computed once; each named partition is then written from it alone -#}
         {%- set window = adapter.quote(this.identifier ~ '__lake_window') -%}
         {%- do run_query('create or replace temp table ' ~ window ~ ' as ' ~ sql) -%}
@@ -41,9 +42,7 @@
             {%- set files = lake_files(folder ~ '/*.parquet') -%}
             {%- set rows = 'select * from ' ~ window ~ " where _partition = '" ~ key ~ "'" -%}
             {%- if key in found and files | length == 0 -%}
-                {%- do run_query(
-                    "copy (" ~ rows ~ ") to '" ~ lake_quote(root) ~ "' (" ~ lake_parquet() ~ ", partition_by (_partition), "
-                    ~ "overwrite_or_ignore, filename_pattern 'data_{i}')") -%}
+                {%- do lake_write_partitions(rows, root) -%}
             {%- elif key in found -%}
                 {%- do lake_write_file(rows, folder ~ '/data_0.parquet') -%}
             {%- endif -%}
@@ -65,16 +64,14 @@
             {%- endfor -%}
             {%- do run_query('drop table ' ~ empty) -%}
         {%- endif -%}
-        {%- do run_query(
-            "copy (" ~ sql ~ ") to '" ~ lake_quote(root) ~ "' (" ~ lake_parquet() ~ ", partition_by (_partition), "
-            ~ "overwrite_or_ignore, filename_pattern 'data_{i}')") -%}
+        {%- do lake_write_partitions(sql, root) -%}
         {%- if existing is not none and not existing.is_view -%}
             {{ adapter.drop_relation(existing) }}
         {%- endif -%}
     {%- endif -%}
 
     {% call statement('main') -%}
-        {{ lake_partitions_view(target, sql, root) }}
+        {{ lake_partitions_view(target, sql, root, columns) }}
     {%- endcall %}
 
     {{ run_hooks(post_hooks, inside_transaction=True) }}
@@ -89,6 +86,15 @@
 {% macro lake_write_file(rows, path) -%}
     {%- do run_query(
         "copy (select * exclude (_partition) from (" ~ rows ~ ")) to '" ~ lake_quote(path) ~ "' (" ~ lake_parquet() ~ ")") -%}
+{%- endmacro %}
+
+
+{#- Write the rows of `rows` under `root`, a folder `_partition=<key>/` per key with file `data_0.parquet`
+    (more when DuckDB splits a large partition), the folders created as needed. -#}
+{% macro lake_write_partitions(rows, root) -%}
+    {%- do run_query(
+        "copy (" ~ rows ~ ") to '" ~ lake_quote(root) ~ "' (" ~ lake_parquet() ~ ", partition_by (_partition), "
+        ~ "overwrite_or_ignore, filename_pattern 'data_{i}')") -%}
 {%- endmacro %}
 
 
@@ -123,8 +129,8 @@
 
 {#- A partition-wise run writes files beside the existing ones, so the model's columns must be the view's
     (as on_schema_change 'fail' of an incremental table); a changed model needs --full-refresh. -#}
-{% macro lake_partitions_same_columns(existing, sql) -%}
-    {%- set now = run_query('describe ' ~ sql).rows | map(attribute=0) | list -%}
+{% macro lake_partitions_same_columns(existing, columns) -%}
+    {%- set now = columns | map(attribute=0) | list -%}
     {%- set before = adapter.get_columns_in_relation(existing) | map(attribute='name') | list -%}
     {%- if now != before -%}
         {{ exceptions.raise_compiler_error(
@@ -151,12 +157,11 @@
 {%- endmacro %}
 
 
-{#- The model's relation: its columns, in its order and types, over the partition files; with no file yet
-    (a model without rows), the same columns with no rows. -#}
-{% macro lake_partitions_view(target, sql, root) -%}
-    {%- set columns = run_query('describe ' ~ sql) -%}
+{#- The model's relation: its columns (`describe` rows of its SQL), in its order and types, over the
+    partition files; with no file yet (a model without rows), the same columns with no rows. -#}
+{% macro lake_partitions_view(target, sql, root, columns) -%}
     {%- set casts = [] -%}
-    {%- for row in columns.rows -%}
+    {%- for row in columns -%}
         {%- do casts.append('cast(' ~ adapter.quote(row[0]) ~ ' as ' ~ row[1] ~ ') as ' ~ adapter.quote(row[0])) -%}
     {%- endfor -%}
     create or replace view {{ target }} as
