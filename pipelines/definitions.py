@@ -9,7 +9,6 @@ import dagster as dg
 
 from pipelines.defs.automation import (
     refresh_automation,
-    refresh_job,
     upstream_assets,
     upstream_change_sensor,
     with_automation,
@@ -48,7 +47,6 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     return dg.Definitions(
         assets=all_assets(settings),
         asset_checks=family_asset_checks(),
-        jobs=[refresh_job()],
         sensors=[upstream_change_sensor, refresh_automation()],
         resources=resource_defs(settings),
     )

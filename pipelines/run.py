@@ -38,17 +38,30 @@ def _value(meta: dict, key: str) -> object:
     return getattr(v, "value", v)
 
 
+SUMMED = ("files", "rows", "rejects")  # the summary's counts, added up over a run's file partitions
+
+
+def _sum(a: dict, b: dict, key: str) -> int:
+    return sum(v for v in (_value(a, key), _value(b, key)) if isinstance(v, int))
+
+
 def _collect(
-    result, step_assets: Mapping[str, str], selected: set[str]
-) -> list[AssetLine]:  # result: ExecuteInProcessResult
+    results, step_assets: Mapping[str, str], selected: set[str]
+) -> list[AssetLine]:  # results: list[ExecuteInProcessResult]
     from pipelines.defs.run_events import root_message
 
     lines: dict[str, AssetLine] = {}
-    for ev in result.get_asset_materialization_events():
+    events = [ev for result in results for ev in result.all_events]
+    for ev in events:
+        if ev.event_type_value != "ASSET_MATERIALIZATION":
+            continue
         mat = ev.event_specific_data.materialization
         key = mat.asset_key.to_user_string()
-        lines[key] = AssetLine(key, "ok", dict(mat.metadata))
-    for ev in result.all_events:
+        meta = dict(mat.metadata)
+        if mat.partition is not None and key in lines:  # a run over file partitions: one event per partition
+            meta = {k: _sum(lines[key].metadata, meta, k) for k in SUMMED}
+        lines[key] = AssetLine(key, "ok", meta)
+    for ev in events:
         if ev.event_type_value == "STEP_FAILURE":
             msg = root_message(ev.event_specific_data.error)
             key = step_assets.get(ev.step_key or "", ev.step_key or "?")
@@ -109,8 +122,11 @@ def _header(settings: Settings, selection: str | None, log_path: Path | None) ->
         print(f"log: {log_path} (--verbose shows it here instead)", file=sys.stderr, flush=True)
 
 
-def _execute(settings: Settings, selection: str | None, terminal: TextIO | None):  # -> ExecuteInProcessResult
-    """Build the job and run it in this process; with ``terminal``, show the progress there."""
+def _execute(
+    settings: Settings, selection: str | None, terminal: TextIO | None
+):  # -> list[ExecuteInProcessResult]
+    """Build the job and run it in this process (one run per partitions definition in it, then the rest:
+    :func:`~pipelines.defs.run_events.run_parts`); with ``terminal``, show the progress there."""
     import dagster as dg
 
     from pipelines.definitions import all_assets
@@ -118,7 +134,7 @@ def _execute(settings: Settings, selection: str | None, terminal: TextIO | None)
     from pipelines.defs.checks import family_asset_checks
     from pipelines.defs.instance import open_instance
     from pipelines.defs.resources import resource_defs
-    from pipelines.defs.run_events import plan_of, run_job, seconds_by_layer, with_loggers
+    from pipelines.defs.run_events import plan_of, run_job, run_parts, seconds_by_layer, with_loggers
 
     chosen = dg.AssetSelection.from_string(selection) if selection else None
     job = run_job(
@@ -132,20 +148,24 @@ def _execute(settings: Settings, selection: str | None, terminal: TextIO | None)
         if terminal is not None
         else nullcontext(None)
     )
+    results, stages = [], {}
     with display as shown, open_instance(settings) as instance:
         # the log file has every record (Dagster's events are DEBUG); --verbose shows INFO, as before
         level = "INFO" if terminal is None else "DEBUG"
-        logged, run_config = with_loggers(job, plan, shown.handle if shown else None, level)
-        result = logged.execute_in_process(
-            run_config=run_config,
-            instance=instance,
-            raise_on_error=False,
-            tags={"trace-warehouse/source": settings.source},
-        )
-        stages = seconds_by_layer(instance, result.run_id, plan)
+        for part in run_parts(job):
+            logged, run_config = with_loggers(part.job, plan, shown.handle if shown else None, level)
+            result = logged.execute_in_process(
+                run_config=run_config,
+                instance=instance,
+                raise_on_error=False,
+                tags={"trace-warehouse/source": settings.source, **part.tags},
+            )
+            results.append(result)
+            for layer, seconds in seconds_by_layer(instance, result.run_id, plan).items():
+                stages[layer] = stages.get(layer, 0.0) + seconds
     step_assets = {step: keys[0] for step, keys in plan.step_assets.items() if len(keys) == 1}
     selected = {key for keys in plan.step_assets.values() for key in keys}
-    return result, step_assets, selected, stages
+    return results, step_assets, selected, stages
 
 
 def run_pipeline(settings: Settings, selection: str | None, *, verbose: bool = False) -> int:
@@ -162,12 +182,12 @@ def run_pipeline(settings: Settings, selection: str | None, *, verbose: bool = F
         writer_lock(settings, wait_message=waiting),
         capture_output(log_path) if log_path else nullcontext(None) as terminal,
     ):
-        result, step_assets, selected, stages = _execute(settings, selection, terminal)
-    print(format_summary(_collect(result, step_assets, selected), time.monotonic() - started))
+        results, step_assets, selected, stages = _execute(settings, selection, terminal)
+    print(format_summary(_collect(results, step_assets, selected), time.monotonic() - started))
     if stages:
         print("time by stage: " + " · ".join(f"{layer} {sec:.1f}s" for layer, sec in stages.items()))
-    checks = result.get_asset_check_evaluations()
+    checks = [c for result in results for c in result.get_asset_check_evaluations()]
     print(format_check_summary(checks))
     if log_path is not None:
         print(f"full log (Dagster and dbt): {log_path}")
-    return 0 if result.success and not files_failed(checks) else 1
+    return 0 if all(r.success for r in results) and not files_failed(checks) else 1

@@ -1,7 +1,9 @@
 """Dagster's declarative automation of the refresh: what runs when, as conditions on the assets.
 
 - ``upstream/<family>``: one external asset per family, the files upstream. ``upstream_change_sensor`` reports
-  a materialization of it when one of its files changed (``HEAD`` or ``stat``, nothing downloaded).
+  a materialization of it when one of its files changed (``HEAD`` or ``stat``, nothing downloaded); for a
+  utilization family, of the changed file's partition (``kalos/GPU_UTIL``, pipelines/defs/file_partitions.py),
+  so only that file is fetched and loaded.
 - ``landing/<family>``: ``eager()`` — requested when its upstream asset is reported changed — or the daily tick
   at 03:00 UTC (a fetch of everything; unchanged files are not downloaded or loaded again).
 - everything downstream (raw, dbt models and their tests, Data Docs, reports): ``eager()``, so one run takes
@@ -23,20 +25,20 @@ from datetime import timedelta
 
 import dagster as dg
 
+from pipelines.defs.file_partitions import partitions_def
 from pipelines.defs.keys import EXPORT_GROUP, LANDING_GROUP, RAW_GROUP, UPSTREAM_GROUP, upstream_key
-from pipelines.families.registry import all_families
+from pipelines.families.registry import all_families, upstream_file
 from pipelines.settings import Settings
 
-REFRESH_JOB = "refresh"
 AUTOMATION_SENSOR = "refresh_automation"
 UPSTREAM_SENSOR = "upstream_change_sensor"
 DAILY_CRON = "0 3 * * *"
 TRIGGER_TAG = "trace-warehouse/trigger"
-# Runs the automation or the refresh job launched (not a user's own selection): their dbt step is skipped
-# when no raw partition changed.
-AUTOMATIC_TRIGGERS = frozenset({"automation", "refresh"})
-# Every asset and check a refresh runs: not the replay exports (on demand, pipelines/defs/exports.py) nor the
-# external upstream assets.
+# Runs the automation launched (not a user's own selection): their dbt step is skipped when no raw partition
+# changed.
+AUTOMATIC_TRIGGERS = frozenset({"automation"})
+# Every asset and check a refresh (`trace-warehouse run`) runs: not the replay exports (on demand,
+# pipelines/defs/exports.py) nor the external upstream assets.
 EVERYTHING = (
     dg.AssetSelection.all() - dg.AssetSelection.groups(EXPORT_GROUP, UPSTREAM_GROUP)
 ) | dg.AssetSelection.all_asset_checks()
@@ -86,18 +88,10 @@ def upstream_assets() -> list[dg.AssetSpec]:
             f"`{UPSTREAM_SENSOR}` reports a materialization when one of them changed.",
             tags={"source": fam.source},
             kinds={"csv"},
+            partitions_def=partitions_def(fam),
         )
         for fam in all_families()
     ]
-
-
-def refresh_job() -> dg.UnresolvedAssetJobDefinition:
-    return dg.define_asset_job(
-        REFRESH_JOB,
-        selection=EVERYTHING,
-        description="Fetch what changed upstream, load changed files, validate, rebuild changed partitions.",
-        tags={TRIGGER_TAG: "refresh"},
-    )
 
 
 def refresh_automation() -> dg.AutomationConditionSensorDefinition:
@@ -115,24 +109,28 @@ def refresh_automation() -> dg.AutomationConditionSensorDefinition:
 def upstream_events(
     changes, reported: dict[str, str]
 ) -> tuple[list[dg.AssetMaterialization], dict[str, str]]:
-    """One materialization of ``upstream/<family>`` per family whose changed files were not reported yet.
+    """One materialization of ``upstream/<family>`` per family (per file partition of a utilization family,
+    ``kalos/GPU_UTIL``) whose changed files were not reported yet.
 
-    ``reported`` (the sensor's cursor) maps each family with unlanded changes to the versions it was reported
-    with, so a change that is not landed yet (the automation is off, or the file is broken) is reported once,
-    not every tick; a family whose change was landed leaves the cursor.
+    ``reported`` (the sensor's cursor) maps each family (``<family>:<partition>``) with unlanded changes to
+    the versions it was reported with, so a change that is not landed yet (the automation is off, or the file
+    is broken) is reported once, not every tick; a family whose change was landed leaves the cursor.
     """
-    by_family: dict[str, list] = defaultdict(list)
+    by_unit: dict[tuple[str, str | None], list] = defaultdict(list)
     for change in changes:
-        by_family[change.family].append(change)
+        upstream = upstream_file(change.mirror_path)
+        by_unit[(change.family, upstream.partition if upstream else None)].append(change)
     events, cursor = [], {}
-    for family, items in sorted(by_family.items()):
+    for (family, partition), items in sorted(by_unit.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         versions = "|".join(sorted(f"{c.mirror_path}={c.version}" for c in items))
-        cursor[family] = version = hashlib.sha1(versions.encode()).hexdigest()[:16]
-        if reported.get(family) == version:
+        unit = f"{family}:{partition}" if partition else family
+        cursor[unit] = version = hashlib.sha1(versions.encode()).hexdigest()[:16]
+        if reported.get(unit) == version:
             continue
         events.append(
             dg.AssetMaterialization(
                 asset_key=upstream_key(family),
+                partition=partition,
                 description="changed upstream: " + ", ".join(sorted(c.mirror_path for c in items)),
                 metadata={
                     "changed_files": dg.MetadataValue.json(

@@ -3,6 +3,12 @@
 import dagster as dg
 
 from pipelines.defs.file_checks import FILES_LANDED, failures_json, file_check_results, file_check_spec
+from pipelines.defs.file_partitions import (
+    backfill_policy,
+    partition_metadata,
+    partitions_def,
+    selected_partitions,
+)
 from pipelines.defs.keys import LANDING_GROUP, TRACE_SOURCE, WAREHOUSE, landing_key, settings_of, upstream_key
 from pipelines.families.registry import Family, all_families, files_for
 from pipelines.families.upstream import discover_utilization
@@ -18,6 +24,8 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
         tags={"source": fam.source},
         required_resource_keys={WAREHOUSE, TRACE_SOURCE},
         check_specs=[file_check_spec(FILES_LANDED, landing_key(fam.key))],
+        partitions_def=partitions_def(fam),
+        backfill_policy=backfill_policy(fam),
     )
     def _landing(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
         from pipelines.sources.landing import land_files, list_utilization
@@ -29,7 +37,10 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
             listing = list_utilization(settings, source=context.resources.trace_source)
             skipped = discover_utilization(listing).skipped
         files = files_for([fam.key], listing)
-        if not files:
+        chosen = selected_partitions(context)
+        if chosen is not None:
+            files = [f for f in files if f.partition in chosen]
+        if not files and chosen is None:
             raise dg.Failure(f"{fam.catalog_name}: no upstream file found (source {settings.source})")
         result = land_files(settings, files, progress=context.log.info, source=context.resources.trace_source)
         for path, why in skipped:
@@ -43,22 +54,15 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
             )
         failures = [(e.mirror_path, f"{e.reason} (from {e.location})") for e in result.errors]
         landed = sorted(result.landed, key=lambda f: f.mirror_path)
-        table = "\n".join(
-            f"| `{f.mirror_path}` | {f.bytes:,} | `{f.sha256[:12]}…` | {f.origin} | {'yes' if f.changed else 'no'} |"
-            for f in landed
-        )
+        partition_of = {f.mirror_path: f.partition for f in files}
+        partition_metadata(
+            context, landed, lambda f: partition_of.get(f.mirror_path), _landed_metadata,
+            empty=f"no upstream file in this partition (source {settings.source})",
+        )  # fmt: skip
         return dg.MaterializeResult(
             metadata={
-                "files": len(landed),
-                "bytes": sum(f.bytes for f in landed),
-                "changed_files": sum(f.changed for f in landed),
+                **_landed_metadata(landed),
                 "source": settings.source,
-                "source_url": landed[0].url if len(landed) == 1 else f"{len(landed)} files, see table",
-                "sha256": landed[0].sha256 if len(landed) == 1 else f"{len(landed)} files, see table",
-                "data_origin": ", ".join(sorted({f.origin for f in landed})),
-                "files_table": dg.MetadataValue.md(
-                    "| file | bytes | sha256 | origin | changed |\n|---|---:|---|---|---|\n" + table
-                ),
                 "not_fetched": dg.MetadataValue.json([{"path": p, "why": w} for p, w in skipped]),
                 "files_failed": failures_json(failures),
             },
@@ -66,6 +70,24 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
         )
 
     return _landing
+
+
+def _landed_metadata(landed: list) -> dict[str, object]:  # landed: list[LandedFile]
+    table = "\n".join(
+        f"| `{f.mirror_path}` | {f.bytes:,} | `{f.sha256[:12]}…` | {f.origin} | {'yes' if f.changed else 'no'} |"
+        for f in landed
+    )
+    return {
+        "files": len(landed),
+        "bytes": sum(f.bytes for f in landed),
+        "changed_files": sum(f.changed for f in landed),
+        "source_url": landed[0].url if len(landed) == 1 else f"{len(landed)} files, see table",
+        "sha256": landed[0].sha256 if len(landed) == 1 else f"{len(landed)} files, see table",
+        "data_origin": ", ".join(sorted({f.origin for f in landed})),
+        "files_table": dg.MetadataValue.md(
+            "| file | bytes | sha256 | origin | changed |\n|---|---:|---|---|---|\n" + table
+        ),
+    }
 
 
 def landing_assets() -> list[dg.AssetsDefinition]:

@@ -3,8 +3,14 @@
 import dagster as dg
 
 from pipelines.defs.file_checks import FILES_LOADED, failures_json, file_check_results, file_check_spec
+from pipelines.defs.file_partitions import (
+    backfill_policy,
+    partition_metadata,
+    partitions_def,
+    selected_partitions,
+)
 from pipelines.defs.keys import RAW_GROUP, WAREHOUSE, landing_key, raw_key, settings_of
-from pipelines.families.registry import Family, all_families
+from pipelines.families.registry import Family, all_families, upstream_file
 from pipelines.lake.family_load import files_table, landed_sources, load_family, summarize
 
 
@@ -22,12 +28,15 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
         tags={"source": fam.source},
         required_resource_keys={WAREHOUSE},
         check_specs=[file_check_spec(FILES_LOADED, raw_key(fam.key))],
+        partitions_def=partitions_def(fam),
+        backfill_policy=backfill_policy(fam),
     )
     def _raw(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
         settings = settings_of(context)
-        if not landed_sources(settings, fam.key):
+        chosen = selected_partitions(context)
+        if chosen is None and not landed_sources(settings, fam.key):
             raise dg.Failure(f"{fam.catalog_name}: nothing landed yet; materialize landing/{fam.key} first")
-        loaded = load_family(settings, fam.key, context.log.info)
+        loaded = load_family(settings, fam.key, context.log.info, chosen)
         results, errors = loaded.results, loaded.errors
         for exc in errors:
             context.log.error(str(exc))
@@ -37,6 +46,11 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
                 + "\n".join(str(e) for e in errors)
             )
         failures = [(e.path, e.reason) for e in errors]
+        partition_metadata(
+            context, results, lambda r: _partition_of(r.state.mirror_path), metadata,
+            empty=f"nothing landed in this partition: upstream has no file there, or landing/{fam.key} was not "
+            "materialized for it",
+        )  # fmt: skip
         return dg.MaterializeResult(
             metadata={
                 **metadata(results),
@@ -48,6 +62,11 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
         )
 
     return _raw
+
+
+def _partition_of(mirror_path: str) -> str | None:
+    upstream = upstream_file(mirror_path)
+    return upstream.partition if upstream else None
 
 
 def raw_assets() -> list[dg.AssetsDefinition]:

@@ -1,7 +1,7 @@
 """The run of ``trace-warehouse run`` as a Dagster job whose logger feeds the progress display.
 
-:func:`run_job` builds what ``dg.materialize`` builds — the assets, their checks and the resources in one
-ephemeral asset job — and adds loggers: ``progress`` turns Dagster's records into the plain events of
+:func:`run_job` builds the job — the selected assets, their checks and the resources — and
+:func:`with_loggers` adds loggers: ``progress`` turns Dagster's records into the plain events of
 ``pipelines/progress.py``; ``console`` (Dagster's own) prints every record — to the log file, or with
 ``--verbose`` to the terminal.
 """
@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import dagster as dg
+from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from pipelines.progress import (
     AssetFinished,
@@ -25,7 +26,6 @@ from pipelines.progress import (
     layer_of,
 )
 
-JOB_NAME = "__ephemeral_asset_job__"  # the name dg.materialize gives its job: runs look the same in the UI
 # The landing asset's progress lines (pipelines/sources/landing.py): "copied|downloaded PATH (N bytes)",
 # "downloading PATH: N of M bytes (p %)".
 _LANDED = re.compile(r"^(?:copied|downloaded) (?P<file>\S+) \((?P<bytes>\d+) bytes\)")
@@ -139,11 +139,45 @@ def progress_logger(plan: RunPlan, sink: Sink) -> dg.LoggerDefinition:
 def run_job(
     assets: list[dg.AssetsDefinition], selection: dg.AssetSelection, resources: Mapping[str, object]
 ) -> dg.JobDefinition:
-    """The ephemeral asset job ``dg.materialize(assets, selection=...)`` would run."""
-    defs = dg.Definitions(
-        jobs=[dg.define_asset_job(name=JOB_NAME, selection=selection)], assets=assets, resources=resources
+    """The selected assets and checks as a subset of the code location's implicit asset job, the job the UI
+    runs. Unlike ``dg.define_asset_job`` (and so ``dg.materialize``) it may hold assets of different
+    partitions definitions (the utilization families' file partitions); :func:`run_parts` splits it into runs."""
+    defs = dg.Definitions(assets=assets, resources=resources)
+    graph = defs.resolve_asset_graph()
+    return defs.resolve_implicit_global_asset_job_def().get_subset(
+        asset_selection=selection.resolve(graph), asset_check_selection=selection.resolve_checks(graph)
     )
-    return defs.resolve_job_def(JOB_NAME)
+
+
+@dataclass(frozen=True)
+class RunPart:
+    """One run of a job that :func:`run_parts` split: a subset of it, and the tags of its partition range."""
+
+    job: dg.JobDefinition
+    tags: Mapping[str, str]
+
+
+def run_parts(job: dg.JobDefinition) -> list[RunPart]:
+    """``job`` as the runs Dagster can execute, in order: one per partitions definition over all of its
+    partitions (a partition range, so each file partition gets its own materialization and counts), then one
+    with the unpartitioned rest. A partitioned asset here has only external upstreams (``upstream/*``), so
+    running those first keeps the job's order."""
+    graph = job.asset_layer.asset_graph
+    parts: dict[object, set[dg.AssetKey]] = {}
+    for key in job.asset_layer.selected_asset_keys:
+        parts.setdefault(graph.get(key).partitions_def, set()).add(key)
+    checks = {c for data in job.asset_layer.data for c in data.assets_def.check_keys}
+    out = []
+    for partitions, keys in sorted(parts.items(), key=lambda kv: kv[0] is None):
+        tags: dict[str, str] = {}
+        if partitions is not None:
+            every = partitions.get_partition_keys()
+            tags = {ASSET_PARTITION_RANGE_START_TAG: every[0], ASSET_PARTITION_RANGE_END_TAG: every[-1]}
+        subset = job.get_subset(
+            asset_selection=keys, asset_check_selection={c for c in checks if c.asset_key in keys}
+        )
+        out.append(RunPart(subset, tags))
+    return out
 
 
 def with_loggers(

@@ -37,6 +37,7 @@ PROMETHEUS_METRICS = (
     "NODE_CPU_UTILIZATION", "NODE_MEMORY_UTILIZATION", "NODE_IB_SEND", "NODE_IB_RECEIVE",
 )  # fmt: skip
 CLUSTERS = ("seren", "kalos")
+OTHER_METRICS = "other"  # the file partition of the metrics DATASETS.md does not list
 IPMI_FILES = ("GPU_AB_Power", "GPU_C_Power", "CPU_D_Power")
 UTILIZATION_DIR = "data/utilization"
 
@@ -72,6 +73,14 @@ class UpstreamFile:
         base = self.file_name.removesuffix(".csv")
         return f"{self.cluster}-{base}" if self.cluster and self.family.endswith("metrics") else base
 
+    @property
+    def partition(self) -> str | None:
+        """A utilization file's partition (``kalos/GPU_UTIL``; the pieces of a split metric share it; a metric
+        DATASETS.md does not list is ``<cluster>/other``), the unit a user loads on its own; None otherwise."""
+        if not self.family.endswith("metrics") or self.cluster is None or self.metric is None:
+            return None
+        return f"{self.cluster}/{self.metric if self.documented else OTHER_METRICS}"
+
     def url(self, settings: Settings) -> str:
         if self.host == "github_raw":
             return f"{settings.github_raw_url}/{ACME_GITHUB_REPO}/{ACME_GITHUB_BRANCH}/{self.repo_path}"
@@ -103,6 +112,13 @@ class Discovery:
 def metric_family(metric: str) -> str:
     """DCGM metrics (and unknown non-NODE_ metrics) are GPU metrics; Prometheus ones are node metrics."""
     return "acme__node_metrics" if metric.startswith("NODE_") else "acme__gpu_metrics"
+
+
+def file_partitions(family_key: str) -> tuple[str, ...]:
+    """Every partition a utilization family's files can fall in: cluster x documented metric, plus each
+    cluster's ``other``, in a stable order (cluster, then the metric's place in the catalogue)."""
+    metrics = [m for m in (*DCGM_METRICS, *PROMETHEUS_METRICS) if metric_family(m) == family_key]
+    return tuple(f"{c}/{m}" for c in CLUSTERS for m in (*metrics, OTHER_METRICS))
 
 
 def discover_utilization(listing: Iterable[str]) -> Discovery:

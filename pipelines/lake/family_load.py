@@ -5,7 +5,7 @@ This is what the raw asset (``pipelines/defs/raw.py``) and the benchmarks run; i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 
 from pipelines.families.registry import upstream_file
@@ -23,8 +23,11 @@ class NotInCatalogError(LookupError):
     """A landed file the catalog does not know (its family was renamed or removed)."""
 
 
-def landed_sources(settings: Settings, family_key: str) -> list[SourceFile]:
-    """The family's files as the landing manifest records them."""
+def landed_sources(
+    settings: Settings, family_key: str, partitions: Collection[str] | None = None
+) -> list[SourceFile]:
+    """The family's files as the landing manifest records them (with ``partitions``: only the utilization
+    files in those file partitions, ``kalos/GPU_UTIL``)."""
     sources = []
     for landed in all_landed(settings):
         if landed.family != family_key:
@@ -32,6 +35,8 @@ def landed_sources(settings: Settings, family_key: str) -> list[SourceFile]:
         upstream = upstream_file(landed.mirror_path)
         if upstream is None:
             raise NotInCatalogError(f"{landed.mirror_path}: landed but not in the catalog")
+        if partitions is not None and upstream.partition not in partitions:
+            continue
         sources.append(SourceFile(upstream, landed.path, landed.sha256, landed.origin, landed.real_lines))
     return sorted(sources, key=lambda s: s.upstream.mirror_path)
 
@@ -46,13 +51,18 @@ class FamilyLoad:
     pending: set[str] = field(default_factory=set)  # partitions now waiting for dbt
 
 
-def load_family(settings: Settings, family_key: str, log: Callable[[str], None] | None = None) -> FamilyLoad:
-    """Load every landed file of the family (a file that cannot be loaded is kept as an error and the
-    others go on), then refresh its ``raw``/``quarantine`` views and record the changed partitions for dbt.
-    ``log`` gets a line per file."""
+def load_family(
+    settings: Settings,
+    family_key: str,
+    log: Callable[[str], None] | None = None,
+    partitions: Collection[str] | None = None,
+) -> FamilyLoad:
+    """Load every landed file of the family (with ``partitions``: the utilization files in those file
+    partitions; a file that cannot be loaded is kept as an error and the others go on), then refresh its
+    ``raw``/``quarantine`` views and record the changed lake partitions for dbt. ``log`` gets a line per file."""
     say = log or (lambda _msg: None)
     out = FamilyLoad()
-    for src in landed_sources(settings, family_key):
+    for src in landed_sources(settings, family_key, partitions):
         say(f"loading {src.upstream.mirror_path}")
         try:
             result = load_file(settings, src)

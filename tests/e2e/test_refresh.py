@@ -222,16 +222,19 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     # the lake changes, and dbt is not invoked.
     from pipelines.defs.automation import EVERYTHING
     from pipelines.defs.keys import REPORT_GROUP
+    from pipelines.defs.run_events import run_job, run_parts
 
     stamp = run_results.stat().st_mtime_ns
-    quiet = dg.materialize(
+    everything = run_job(
         [*all_assets(settings), *family_asset_checks()],
-        selection=EVERYTHING - dg.AssetSelection.groups(REPORT_GROUP),
-        instance=instance,
-        resources=resource_defs(settings),
-        tags={TRIGGER_TAG: "automation"},
+        EVERYTHING - dg.AssetSelection.groups(REPORT_GROUP),
+        resource_defs(settings),
     )
-    assert quiet.success
+    for part in run_parts(
+        everything
+    ):  # the utilization families over all their file partitions, then the rest
+        quiet = part.job.execute_in_process(instance=instance, tags={TRIGGER_TAG: "automation", **part.tags})
+        assert quiet.success
     assert run_results.stat().st_mtime_ns == stamp
     assert _lake_files(wh) == files_after and _model_files(wh) == models_after
 

@@ -101,3 +101,38 @@ def test_the_upstream_sensor_reports_a_change_once() -> None:
     assert [e.asset_key.to_user_string() for e in events] == ["upstream/burstgpt__requests"]
     assert set(cursor) == {"burstgpt__requests"}
     assert upstream_events([], cursor) == ([], {})
+
+
+def _requested_partitions(result, key: str) -> set[str]:
+    for r in result.results:
+        if isinstance(r.key, dg.AssetKey) and r.key.to_user_string() == key and not r.true_subset.is_empty:
+            return set(r.true_subset.expensively_compute_partition_keys())
+    return set()
+
+
+def test_a_changed_utilization_file_requests_its_partition_alone(defs: dg.Definitions) -> None:
+    instance = dg.DagsterInstance.ephemeral()
+    first = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+    path = "huggingface/datasets/Qinghao/AcmeTrace/data/utilization/kalos/GPU_UTIL-2023-07-01.csv"
+    events, _ = upstream_events([_change("acme__gpu_metrics", path, "7:1")], {})
+    assert [(e.asset_key.to_user_string(), e.partition) for e in events] == [
+        ("upstream/acme__gpu_metrics", "kalos/GPU_UTIL")  # a piece of a split metric: the metric's partition
+    ]
+    instance.report_runless_asset_event(events[0])
+    tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=first.cursor)
+    assert _requested_partitions(tick, "landing/acme__gpu_metrics") == {"kalos/GPU_UTIL"}
+    assert _requested_partitions(tick, "raw/acme__gpu_metrics") == {"kalos/GPU_UTIL"}
+    assert not any(k.startswith(("landing/", "raw/")) and "gpu" not in k for k in _requested(tick))
+
+
+def test_the_daily_tick_requests_every_file_partition(defs: dg.Definitions) -> None:
+    from pipelines.families.upstream import file_partitions
+
+    instance = dg.DagsterInstance.ephemeral()
+    before = dt.datetime(2026, 12, 1, 2, 59, tzinfo=dt.UTC)
+    first = dg.evaluate_automation_conditions(defs=defs, instance=instance, evaluation_time=before)
+    tick = dg.evaluate_automation_conditions(
+        defs=defs, instance=instance, cursor=first.cursor, evaluation_time=before + dt.timedelta(minutes=2)
+    )
+    for family in ("acme__gpu_metrics", "acme__node_metrics"):
+        assert _requested_partitions(tick, f"landing/{family}") == set(file_partitions(family))

@@ -57,6 +57,30 @@ def test_metric_families_and_documented_flag() -> None:
     assert by_metric["ODD_METRIC"].family == "acme__gpu_metrics"
 
 
+def test_every_utilization_file_falls_in_one_of_its_familys_partitions() -> None:
+    from pipelines.families.upstream import file_partitions
+
+    d = discover_utilization(
+        [
+            f"{U}/kalos/GPU_UTIL-2023-07-01.csv",
+            f"{U}/kalos/GPU_UTIL-2023-07-02.csv",
+            f"{U}/seren/NODE_IB_SEND.csv",
+            f"{U}/seren/ODD_METRIC.csv",
+        ]
+    )
+    assert [(f.family, f.partition) for f in d.files] == [
+        ("acme__gpu_metrics", "kalos/GPU_UTIL"),  # the pieces of a split metric share its partition
+        ("acme__gpu_metrics", "kalos/GPU_UTIL"),
+        ("acme__node_metrics", "seren/NODE_IB_SEND"),
+        ("acme__gpu_metrics", "seren/other"),  # a metric DATASETS.md does not list
+    ]
+    assert all(f.partition in file_partitions(f.family) for f in d.files)
+    gpu, node = file_partitions("acme__gpu_metrics"), file_partitions("acme__node_metrics")
+    assert len(gpu) == 2 * 15 and len(node) == 2 * 5
+    assert set(gpu) & set(node) == {"seren/other", "kalos/other"}  # each family its own undocumented ones
+    assert all(f.partition is None for f in fixed_files())  # only utilization files are partitioned
+
+
 def test_non_metric_paths_are_ignored() -> None:
     d = discover_utilization([f"{U}/ipmi/GPU_AB_Power.csv", f"{U}/README.md", f"{U}/helios/GPU_UTIL.csv"])
     assert d.files == () and d.skipped == ()
