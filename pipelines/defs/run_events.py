@@ -66,6 +66,7 @@ class _Translator(logging.Handler):
         self.plan = plan
         self.sink = sink
         self.finished: set[str] = set()  # asset and check keys already reported
+        self.partition_rows: dict[str, int] = {}  # rows of a partitioned asset's materializations so far
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -88,8 +89,16 @@ class _Translator(logging.Handler):
             mat = event.event_specific_data.materialization
             key = mat.asset_key.to_user_string()
             rows = getattr(mat.metadata.get("rows"), "value", None)
+            rows = rows if isinstance(rows, int) else None
+            if mat.partition is not None:  # one event per file partition: the asset is done at STEP_SUCCESS
+                self.partition_rows[key] = (self.partition_rows.get(key) or 0) + (rows or 0)
+                return
             self.finished.add(key)
-            yield AssetFinished(key, "ok", rows if isinstance(rows, int) else None)
+            yield AssetFinished(key, "ok", rows)
+        elif kind == "STEP_SUCCESS":
+            for key in (k for k in assets if k in self.partition_rows and k not in self.finished):
+                self.finished.add(key)
+                yield AssetFinished(key, "ok", self.partition_rows[key])
         elif kind == "ASSET_CHECK_EVALUATION":
             evaluation = event.event_specific_data
             check = evaluation.asset_check_key.to_user_string()
