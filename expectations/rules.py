@@ -127,6 +127,11 @@ class Lookup:
     on: tuple[str, ...]
     default: str = "null"
 
+    @property
+    def complete(self) -> bool:
+        """Whether every distinct key of the frame's rows has a row (``per_key``): no row gets ``default``."""
+        return isinstance(self.select, _DistinctKeys)
+
 
 @dataclass(frozen=True)
 class _DistinctKeys:

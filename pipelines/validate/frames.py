@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from expectations.rules import FAMILY_FRAME, ROWS_FRAME, Lookup, Rule, Suite
 from pipelines.lake.relation import has_partition_files, ident, lit, parquet_scan, partitioned_scan
@@ -79,10 +79,13 @@ def with_derived(
     derived: Mapping[str, str | Lookup],
     keep: Callable[[str, str], str] | None = None,
     prefix: str = "lookup",
+    read: Callable[[str], list[dict[str, Any]]] | None = None,
 ) -> str:
     """SELECT ``columns`` (None: every column) of ``relation`` and the derived columns: expressions in the
     select list, lookups joined (see the module docstring). ``keep(name, sql)`` stores a lookup's rows as a
-    table and returns its SELECT, so the frame's queries (GX runs several) do not compute it again."""
+    table and returns its SELECT, so the frame's queries (GX runs several) do not compute it again; with
+    ``read`` (rows of a query) a complete lookup whose keys nearly all share one value is written as a CASE
+    over the few others instead of a join (:func:`_inlined`)."""
     exprs = [ident(c) for c in columns] if columns is not None else ["_rows.*"]
     joins = []
     for i, (name, lookup) in enumerate((n, d) for n, d in derived.items() if isinstance(d, Lookup)):
@@ -96,13 +99,58 @@ def with_derived(
         )
         if keep is not None:
             table = keep(f"{prefix}_{name}", table)
-        on = " and ".join(
-            f"_rows.{k} is not distinct from {alias}.{r}" for k, r in zip(keys, renamed, strict=True)
-        )
+        pairs = list(zip(keys, renamed, strict=True))
+        inlined = _inlined(lookup, table, pairs, f"{alias}_value", read) if read is not None else None
+        if inlined is not None:
+            exprs.append(f"{inlined} as {ident(name)}")
+            continue
+        on = " and ".join(f"_rows.{k} is not distinct from {alias}.{r}" for k, r in pairs)
         joins.append(f" left join ({table}) as {alias} on {on}")
         exprs.append(f"coalesce({alias}.{alias}_value, {lookup.default}) as {ident(name)}")
     exprs += [f"{sql} as {ident(n)}" for n, sql in derived.items() if isinstance(sql, str)]
     return f"select {', '.join(exprs)} from {relation} as _rows{''.join(joins)}"
+
+
+INLINE_KEYS = 64  # at most this many keys of a complete lookup outside its most common value are inlined
+
+
+def _inlined(
+    lookup: Lookup,
+    table: str,
+    pairs: Sequence[tuple[str, str]],
+    value: str,
+    read: Callable[[str], list[dict[str, Any]]],
+) -> str | None:
+    """A complete lookup (every key of the frame's rows has its row) as an expression without a join: its
+    most common value, and a CASE for the keys (at most ``INLINE_KEYS``) whose value differs. A clean
+    utilization file's 2,343 series are all one kind, so the probe of every row (hashing its keys) becomes a
+    constant. None when the lookup is not complete or too varied."""
+    if not lookup.complete:
+        return None
+    types = {r["column_name"]: r["column_type"] for r in read(f"describe {table}")}
+    common = read(
+        f"select {value} as v from ({table}) group by all order by count(*) desc, v nulls last limit 1"
+    )
+    if not common:  # no keys: the frame has no rows
+        return f"cast({lookup.default} as {types[value]})"
+    most = _literal(common[0]["v"], types[value])
+    other = read(
+        f"select * from ({table}) where {value} is distinct from {most} order by all limit {INLINE_KEYS + 1}"
+    )
+    if len(other) > INLINE_KEYS:
+        return None
+    whens = "".join(
+        " when "
+        + " and ".join(f"_rows.{k} is not distinct from {_literal(row[r], types[r])}" for k, r in pairs)
+        + f" then {_literal(row[value], types[value])}"
+        for row in other
+    )
+    return f"case{whens} else {most} end" if whens else most
+
+
+def _literal(value: Any, sql_type: str) -> str:
+    """A typed SQL literal of a value read back from DuckDB."""
+    return f"cast({'null' if value is None else lit(str(value))} as {sql_type})"
 
 
 def row_source(frame: str, src: Sources) -> str | None:
@@ -124,7 +172,7 @@ def frame_sql(
         missing = [c for c in wanted if c not in available]
         if missing:
             raise FrameError(f"{suite.family}: frame {frame} needs column(s) {', '.join(missing)}")
-        return with_derived(wanted, src.rows, derived, src.session.keep, f"lookup_{frame}")
+        return with_derived(wanted, src.rows, derived, src.session.keep, f"lookup_{frame}", src.session.rows)
     custom = suite.frame(frame)
     if custom is None:
         raise ValueError(f"{suite.family}: unknown frame {frame!r}")
@@ -132,7 +180,7 @@ def frame_sql(
     if body is None:
         return None
     derived = derived_columns(rules, frozenset(src.session.columns(f"({body}) as frame")))
-    return with_derived(None, f"({body})", derived, src.session.keep, f"lookup_{frame}")
+    return with_derived(None, f"({body})", derived, src.session.keep, f"lookup_{frame}", src.session.rows)
 
 
 def schema_sql(units: Sequence[Unit], expected: dict[str, str], lake_dir: Path) -> str:

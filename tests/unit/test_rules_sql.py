@@ -120,6 +120,47 @@ def test_lookups_equal_the_per_row_expressions() -> None:
     assert max(r[4] for r in looked) == 3  # the third line of f1 at t2
 
 
+@pytest.mark.parametrize("limit", [64, 2, 0])
+def test_a_complete_lookup_inlined_as_a_case_equals_its_join(
+    monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    """With the session's tables (``keep``, ``read``), ``series_kind`` — every name of the frame has its row —
+    becomes a CASE over the names outside the most common kind, with the same value on every row, nulls
+    included; over ``INLINE_KEYS`` such names it stays a join. ``time_copy`` (only repeated lines) stays a join."""
+    from expectations.acme.utilization import SERIES_KIND, TIME_COPY
+    from pipelines.validate import frames
+
+    monkeypatch.setattr(frames, "INLINE_KEYS", limit)
+    con = duckdb.connect()
+    rows = """(select * from (values
+        ('f1', 2, 't1', 'kalos', '10.140.0.1-0'), ('f1', 2, 't1', 'kalos', 'lingjun-pod9-0016-3'),
+        ('f1', 3, 't2', 'kalos', '10.140.0.2-1'), ('f1', 4, 't2', 'kalos', '10.140.0.1-0'),
+        ('f1', 4, 't2', 'kalos', 'bad name'), ('f1', 5, 't2', 'seren', '10.140.0.3-2'),
+        ('f2', 3, 't3', 'seren', null), ('f2', 5, 't4', null, '10.140.0.131.1')
+    ) as t(_source_file, _row_number, time, cluster, series))"""
+
+    def keep(name: str, sql: str) -> str:
+        con.execute(f"create or replace table {name} as {sql}")
+        return f"select * from {name}"
+
+    def read(sql: str) -> list[dict]:
+        cur = con.execute(sql)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    columns = ["_source_file", "_row_number", "series"]
+    derived = {"series_kind": SERIES_KIND, "time_copy": TIME_COPY}
+    sql = frames.with_derived(columns, rows, derived, keep, "lookup", read)
+    per_row = con.execute(
+        f"select _source_file, _row_number, series, {SERIES_KIND_SQL} as series_kind, row_number() over "
+        f"(partition by _source_file, series, time order by _row_number) as time_copy from {rows}"
+    ).fetchall()
+    key = lambda r: (r[0], r[1], str(r[2]))  # noqa: E731
+    assert sorted(con.execute(sql).fetchall(), key=key) == sorted(per_row, key=key)
+    assert sql.count(" left join ") == (1 if limit >= 4 else 2)  # 4 names are not `ip_index`
+    assert ("case when" in sql) == (limit >= 4)
+
+
 def test_first_copies_equal_the_window_over_every_row() -> None:
     """``fb_pair``'s first copies (the window only on lines whose Time repeats, across files) are the rows the
     window over every row keeps."""
