@@ -8,8 +8,9 @@ date partition. Anything the fast path cannot prove clean — a field-count mism
 last line), a cell that is not a number (a repeated header), a blank line (pyarrow skips those, so the rows
 read fall short of the lines counted), an unparseable ``Time``, rows with real/synthetic line ranges — raises
 :class:`NotClean`, and the loader parses the file on the exact path instead. When it succeeds the staged
-lake rows are the ones the exact path would write (same columns, types and values; the content hashes and
-load state are computed by the same code afterwards), and the file has no rejects.
+lake rows are the ones the exact path would write (same columns, types and values, in another order: series
+by series within a block; the content hashes and load state are computed by the same code afterwards), and
+the file has no rejects.
 
 Values that are the same on every row of a file (cluster, metric, source file, load time, origin) are written
 as one-entry Parquet dictionaries (a run of zeros per row group), ``series`` as a dictionary of the header's
