@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import dagster as dg
-from dagster._core.storage.tags import ASSET_PARTITION_RANGE_END_TAG, ASSET_PARTITION_RANGE_START_TAG
 
 from pipelines.progress import (
     AssetFinished,
@@ -26,6 +25,8 @@ from pipelines.progress import (
     layer_of,
 )
 
+# The run tags of a partition range (Dagster's own names; not exported by its public API).
+RANGE_START_TAG, RANGE_END_TAG = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
 # The landing asset's progress lines (pipelines/sources/landing.py): "copied|downloaded PATH (N bytes)",
 # "downloading PATH: N of M bytes (p %)".
 _LANDED = re.compile(r"^(?:copied|downloaded) (?P<file>\S+) \((?P<bytes>\d+) bytes\)")
@@ -91,7 +92,7 @@ class _Translator(logging.Handler):
             rows = getattr(mat.metadata.get("rows"), "value", None)
             rows = rows if isinstance(rows, int) else None
             if mat.partition is not None:  # one event per file partition: the asset is done at STEP_SUCCESS
-                self.partition_rows[key] = (self.partition_rows.get(key) or 0) + (rows or 0)
+                self.partition_rows[key] = self.partition_rows.get(key, 0) + (rows or 0)
                 return
             self.finished.add(key)
             yield AssetFinished(key, "ok", rows)
@@ -181,7 +182,7 @@ def run_parts(job: dg.JobDefinition) -> list[RunPart]:
         tags: dict[str, str] = {}
         if partitions is not None:
             every = partitions.get_partition_keys()
-            tags = {ASSET_PARTITION_RANGE_START_TAG: every[0], ASSET_PARTITION_RANGE_END_TAG: every[-1]}
+            tags = {RANGE_START_TAG: every[0], RANGE_END_TAG: every[-1]}
         subset = job.get_subset(
             asset_selection=keys, asset_check_selection={c for c in checks if c.asset_key in keys}
         )
