@@ -42,15 +42,15 @@ def selected_partitions(context: dg.AssetExecutionContext) -> frozenset[str] | N
 
 def partition_metadata(
     context: dg.AssetExecutionContext,
+    chosen: frozenset[str] | None,
     items: Iterable[Any],
     partition_of: Callable[[Any], str | None],
     metadata: Callable[[list[Any]], Mapping[str, object]],
     empty: str,
 ) -> None:
-    """In a run of file partitions, each partition's own metadata: ``metadata`` of the items (files, load
-    results) in it; zero counts and the note ``empty`` for a partition with none. No-op in a run without
-    partitions."""
-    chosen = selected_partitions(context)
+    """In a run of the file partitions ``chosen`` (:func:`selected_partitions`), each partition's own
+    metadata: ``metadata`` of the items (files, load results) in it; zero counts and the note ``empty`` for a
+    partition with none. No-op in a run without partitions (``chosen`` None)."""
     if chosen is None:
         return
     by_partition: dict[str, list[Any]] = {}

@@ -56,7 +56,7 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
         landed = sorted(result.landed, key=lambda f: f.mirror_path)
         partition_of = {f.mirror_path: f.partition for f in files}
         partition_metadata(
-            context, landed, lambda f: partition_of.get(f.mirror_path), _landed_metadata,
+            context, chosen, landed, lambda f: partition_of.get(f.mirror_path), _landed_metadata,
             empty=f"no upstream file in this partition (source {settings.source})",
         )  # fmt: skip
         return dg.MaterializeResult(

@@ -47,7 +47,7 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
             )
         failures = [(e.path, e.reason) for e in errors]
         partition_metadata(
-            context, results, lambda r: _partition_of(r.state.mirror_path), metadata,
+            context, chosen, results, lambda r: _partition_of(r.state.mirror_path), metadata,
             empty=f"nothing landed in this partition: upstream has no file there, or landing/{fam.key} was not "
             "materialized for it",
         )  # fmt: skip

@@ -68,16 +68,21 @@ class UpstreamFile:
         return self.repo_path.rsplit("/", 1)[-1]
 
     @property
+    def is_metric_file(self) -> bool:
+        """A utilization metric file (``acme__gpu_metrics`` or ``acme__node_metrics``), not an IPMI one."""
+        return self.family.endswith("metrics")
+
+    @property
     def stem(self) -> str:
         """A name unique within the family, used for Parquet file names (``kalos-GPU_UTIL``)."""
         base = self.file_name.removesuffix(".csv")
-        return f"{self.cluster}-{base}" if self.cluster and self.family.endswith("metrics") else base
+        return f"{self.cluster}-{base}" if self.cluster and self.is_metric_file else base
 
     @property
     def partition(self) -> str | None:
         """A utilization file's partition (``kalos/GPU_UTIL``; the pieces of a split metric share it; a metric
         DATASETS.md does not list is ``<cluster>/other``), the unit a user loads on its own; None otherwise."""
-        if not self.family.endswith("metrics") or self.cluster is None or self.metric is None:
+        if not self.is_metric_file or self.cluster is None or self.metric is None:
             return None
         return f"{self.cluster}/{self.metric if self.documented else OTHER_METRICS}"
 

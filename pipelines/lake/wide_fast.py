@@ -232,9 +232,7 @@ class _LongTables:
         for i, key in enumerate(keys):  # a block across midnight: each partition's lines apart
             lines = np.flatnonzero(codes == i)
             taken = pa.array(lines)
-            table = self._table(
-                batch.take(taken), stamps.take(taken), offset.take(taken), first_line, lines.astype(np.int64)
-            )
+            table = self._table(batch.take(taken), stamps.take(taken), offset.take(taken), first_line, lines)
             out.append((key, table))
         return sum(t.num_rows for _, t in out), out
 
