@@ -59,6 +59,7 @@ STAGE_DESCRIPTIONS = {
     "full_shape_generate": "the generator writing one real-shaped Kalos GPU_UTIL (293 nodes × 8 GPUs, 14 days)",
     "full_shape_load": "raw load of that one file (acme__gpu_metrics: wide → long Parquet lake + views)",
     "full_shape_validate": "validation of that file's rules (GX on DuckDB over its lake partitions)",
+    "full_shape_dbt": "dbt build of the whole project over that file (its lake models, views, marts, tests)",
     "full_shape_pyarrow": "bare reader: pyarrow csv.read_csv of the same file (types inferred, multi-threaded)",
     "full_shape_duckdb": "bare reader: DuckDB create table as select * from read_csv of the same file",
 }
@@ -341,8 +342,8 @@ class Benchmark:
         warehouses.remove(wh)
 
     def full_shape_phase(self) -> None:
-        """One real-shaped file (Kalos GPU_UTIL) through the project's load beside the bare readers of the
-        same file, run after run (so load on the machine falls on all three alike)."""
+        """One real-shaped file (Kalos GPU_UTIL) through the project's load, validation and dbt build, beside
+        the bare readers of the same file, run after run (so load on the machine falls on all alike)."""
         o = self.options
         mirror, wh = self.work / "full-shape-mirror", self.work / "wh-full-shape"
         days = full_shape_days(o.scale)
@@ -374,10 +375,15 @@ class Benchmark:
             self._record(
                 "full_shape_validate", self.runner.run("validate", {"families": [upstream.family]}, env)
             )
+            if not self._skipped("dbt_build"):  # --skip dbt_build: no dbt build anywhere
+                dbt_params = {"families": [upstream.family], "work_dir": str(self.work / "dbt-full-shape")}
+                self._record("full_shape_dbt", self.runner.run("dbt_build", dbt_params, env))
             self._record(
                 "full_shape_pyarrow", self.runner.run("bare_read_pyarrow", {"paths": [str(path)]}, {})
             )
             self._record("full_shape_duckdb", self.runner.run("bare_read", {"paths": [str(path)]}, {}))
+        if self._skipped("dbt_build"):
+            self._mark_skipped(("full_shape_dbt",), "--skip dbt_build")
         warehouses.remove(wh)
 
     # the whole run ------------------------------------------------------------------------------------

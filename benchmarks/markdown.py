@@ -148,7 +148,11 @@ def _full_shape(doc: dict[str, Any]) -> list[str]:
         return []
     stages = doc["stages"]
     load = stages["full_shape_load"]
-    others = [(n, stages[n]) for n in ("full_shape_validate", "full_shape_pyarrow", "full_shape_duckdb")]
+    others = [
+        (n, stages[n])
+        for n in ("full_shape_validate", "full_shape_dbt", "full_shape_pyarrow", "full_shape_duckdb")
+        if n in stages
+    ]
     rows = [
         [
             f"`{n}`",
@@ -179,13 +183,48 @@ def _full_shape(doc: dict[str, Any]) -> list[str]:
         "",
         *_table(["stage", "status", "work s", "CPU s", "MiB/s", "peak RSS MiB"], rows),
         f"- project ÷ fastest bare reader (work): **{_num(f.get('full_shape_over_fastest_reader'), 2)}**",
-        f"- lake + DuckDB files ÷ CSV bytes: **{_num(f.get('full_shape_lake_share'), 3)}**",
+        f"- lake + trace.duckdb ÷ CSV bytes (after the dbt build): **{_num(f.get('full_shape_lake_share'), 3)}**",
+        f"- dbt build ÷ load (work): **{_num(f.get('full_shape_dbt_over_load'), 2)}**",
+        *_footprint_lines(doc),
         f"- the ~80 GB set at this speed, one file after another: {arithmetic}",
         f"- the same from the load's CPU time on two otherwise idle cores ({_num(load.get('cpu_s'))} CPU s ÷ 2 "
         f"per file): **{_num(f.get('full_shape_80gb_minutes_cpu'), 1)} min** (load average at the end of the "
         f"run: {', '.join(f'{x:.1f}' for x in doc['host']['load_average_at_end'])})",
         "",
     ]
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+def _footprint_lines(doc: dict[str, Any]) -> list[str]:
+    """The database files beside the lake: the full-shape build's, and the whole set's estimate."""
+    f, stages = doc["full_shape"], doc["stages"]
+
+    def footprint(name: str) -> dict[str, int] | None:
+        return ((stages.get(name) or {}).get("detail") or {}).get("footprint")
+
+    shape, workload = footprint("full_shape_dbt"), footprint("dbt_build")
+    if not shape:
+        return []
+    lines = [
+        f"- after its dbt build: lake {_mb(shape['lake_bytes'])} (dbt models {_mb(shape['lake_model_bytes'])}), "
+        f"trace.duckdb {_mb(shape['duckdb_bytes'])}, snapshot {_mb(shape['snapshot_bytes'])}: database ÷ lake "
+        f"**{_num(f.get('full_shape_database_share'), 3)}** (the database's fixed part over one file's lake)"
+    ]
+    if workload:
+        per_csv = shape["lake_bytes"] / f["bytes"]
+        lake = workload["lake_bytes"] + per_csv * f["upstream_bytes"]
+        lines.append(
+            f"- the whole set, estimated: (trace.duckdb {_mb(workload['duckdb_bytes'])} + snapshot "
+            f"{_mb(workload['snapshot_bytes'])} after the scale-1 workload build) ÷ (its lake "
+            f"{_mb(workload['lake_bytes'])} + {per_csv:.3f} × {f['upstream_bytes'] / 1e9:.0f} GB of utilization "
+            f"CSV = {_mb(lake)}) = **{_num(f.get('full_set_database_share'), 4)}**"
+        )
+    else:
+        lines.append("- the whole set's database ÷ lake: needs the workload's dbt build in the same run")
+    return lines
 
 
 def render_markdown(doc: dict[str, Any]) -> str:

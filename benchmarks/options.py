@@ -31,6 +31,7 @@ PHASE_STAGES: dict[str, tuple[str, ...]] = {
         "full_shape_generate",
         "full_shape_load",
         "full_shape_validate",
+        "full_shape_dbt",
         "full_shape_pyarrow",
         "full_shape_duckdb",
     ),

@@ -1,11 +1,13 @@
 """``dbt_build``: ``dbt build`` of the whole dbt project over the warehouse (models, seeds, data tests), as
-the Dagster dbt assets run it: a ``dbt`` subprocess with the settings' environment.
+the Dagster dbt assets run it: a ``dbt`` subprocess with the settings' environment, then what the asset does
+after it (the views of a Spark build in trace.duckdb, the reader snapshot).
 
 With ``incremental`` (the refresh) only the lineage of the families with pending partitions is built, as
 the automation's run of a changed family does, and the incremental facts replace only those partitions;
 without, every partition is rebuilt; either way the pending partitions are consumed
 afterwards, as the asset does. With ``select`` (dbt model names) only those models, their parents and the
-seeds are built, without tests (the calibration's marts). Target (and log) folder goes to the benchmark's work
+seeds are built, without tests (the calibration's marts). The detail carries the warehouse's footprint on
+disk afterwards (lake, trace.duckdb, its reader snapshot). Target (and log) folder goes to the benchmark's work
 folder, so a run never touches ``dbt_project/target``. Unavailable until dbt_project/ exists."""
 
 from __future__ import annotations
@@ -16,18 +18,20 @@ import shutil
 from pathlib import Path
 
 from benchmarks.stage_protocol import StageContext, StageOutput, StageUnavailable
-from benchmarks.stages.lake import lake_rows, landed_bytes
+from benchmarks.stages.lake import footprint, lake_rows, landed_bytes
 
 PARTIAL_PARSE = "partial_parse.msgpack"
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from pipelines.lake.pending import fact_models
+    from pipelines.lake.pending import partition_models
     from pipelines.warehouse.dbt_build import (
         DBT_PROJECT_DIR,
+        after_build,
         consume_partitions,
         dbt_build_args,
         dbt_executable,
+        dbt_target,
         lineage_select,
         pending_partitions,
         run_dbt,
@@ -60,7 +64,9 @@ def run(ctx: StageContext) -> StageOutput:
     command = models_only if select else dbt_build_args(keys) + lineage
     proc = run_dbt(settings, command, engine=engine, target_dir=target, capture=True)
     if proc.returncode == 0 and not select:
-        consume_partitions(settings, waiting, fact_models())
+        consume_partitions(settings, waiting, partition_models())
+    if proc.returncode in (0, 1):  # as the asset does: views of a Spark build, the reader snapshot
+        after_build(settings, dbt_target(settings, engine), target / "manifest.json")
     ctx.done()
     print(proc.stdout[-20_000:])
     summary = [line[line.index("Done.") :] for line in proc.stdout.splitlines() if "Done. PASS=" in line]
@@ -76,5 +82,6 @@ def run(ctx: StageContext) -> StageOutput:
             "summary": summary[-1].strip() if summary else "",
             "partition_keys": keys,
             "select": lineage[1:],
+            "footprint": footprint(settings),
         },
     )

@@ -30,3 +30,18 @@ def landed_bytes(settings: Settings, families: Iterable[str]) -> int:
 def folder_bytes(folder: Path, pattern: str = "**/*") -> int:
     """Bytes of the files under ``folder`` matching ``pattern`` (0 when it does not exist)."""
     return sum(p.stat().st_size for p in folder.glob(pattern) if p.is_file()) if folder.is_dir() else 0
+
+
+def footprint(settings: Settings) -> dict[str, int]:
+    """Bytes on disk of the lake (raw, rejects, the dbt models kept there), of ``trace.duckdb`` and of its
+    published reader snapshot."""
+    from pipelines.warehouse.db import snapshot_path
+
+    lake = settings.lake_dir
+    snapshot = snapshot_path(settings)
+    return {
+        "lake_bytes": folder_bytes(lake),
+        "lake_model_bytes": folder_bytes(lake / "models"),
+        "duckdb_bytes": settings.duckdb_path.stat().st_size if settings.duckdb_path.exists() else 0,
+        "snapshot_bytes": snapshot.stat().st_size if snapshot.exists() else 0,
+    }

@@ -28,6 +28,9 @@ FamilyKind = Literal["jobs", "summary", "previous_work", "requests", "utilizatio
 Partitioning = Literal["month", "day_index", "date", "none"]
 
 ROW_KEY = ("_source_file", "_row_number")
+# The utilization families' lake models: one row per line and per series a partition holds (the sample fact
+# fct_node_metric is a view over the raw lake joined to them), and the histograms of those samples.
+UTILIZATION_MODELS = ("int_node_metric_lines", "int_node_metric_series", "utilization_histogram")
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,8 @@ class Family:
     schema: s.FileSchema
     suite: str  # "<module>:<attribute>" of its validation suite
     files: tuple[UpstreamFile, ...] = ()  # fixed upstream files; utilization families discover theirs
-    facts: tuple[str, ...] = ()  # dbt fact models that replace this family's changed partitions
+    # dbt models that replace this family's changed partitions: the lake models that read its raw partitions
+    partition_models: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -76,14 +80,16 @@ def _previous_work(name: str, label: str, attribute: str) -> Family:
     )  # fmt: skip
 
 
-def _burstgpt(name: str, stem: str, description: str, facts: tuple[str, ...], published: dict) -> Family:
+def _burstgpt(
+    name: str, stem: str, description: str, partition_models: tuple[str, ...], published: dict
+) -> Family:
     key = f"burstgpt__{name}"
     return Family(
         "burstgpt", name, "requests", "day_index", description, s.REQUESTS,
         f"expectations.burstgpt.{name}:SUITE",
         tuple(burstgpt_file(tag, f"{stem}_{n}.csv", key, *published.get(n, ())) for n, tag in
               ((1, "v1.1"), (2, "v1.1"), (3, "v2.0"))),
-        facts,
+        partition_models,
     )  # fmt: skip
 
 
@@ -113,11 +119,11 @@ FAMILIES: tuple[Family, ...] = (
     _previous_work("pai", "PAI", "PAI"),
     Family(
         "acme", "gpu_metrics", "utilization", "date", "DCGM GPU metrics, unpivoted to one row per value",
-        s.UTILIZATION, "expectations.acme.gpu_metrics:SUITE", (), ("fct_node_metric",),
+        s.UTILIZATION, "expectations.acme.gpu_metrics:SUITE", (), UTILIZATION_MODELS,
     ),
     Family(
         "acme", "node_metrics", "utilization", "date", "Prometheus node metrics, unpivoted, long",
-        s.UTILIZATION, "expectations.acme.node_metrics:SUITE", (), ("fct_node_metric",),
+        s.UTILIZATION, "expectations.acme.node_metrics:SUITE", (), UTILIZATION_MODELS,
     ),
     Family(
         "acme", "ipmi_power", "ipmi", "date", "Seren IPMI server power (types A-D), long",

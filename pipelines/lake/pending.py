@@ -24,9 +24,9 @@ def _path(settings: Settings, family_key: str) -> Path:
 def add_pending(settings: Settings, family_key: str, keys: Iterable[str]) -> set[str]:
     """Add partition keys to the family's pending set; returns the set now pending.
 
-    Families no fact reads (cluster_summary, the without-fails twins) feed only full-rebuilt tables.
+    Families no partition model reads (cluster_summary, the without-fails twins) feed only full-rebuilt tables.
     """
-    if not family(family_key).facts:
+    if not family(family_key).partition_models:
         return set()
     path = _path(settings, family_key)
     current = set(json.loads(path.read_text("utf-8"))) if path.exists() else set()
@@ -57,11 +57,11 @@ def consume(settings: Settings, consumed: Mapping[str, set[str]]) -> None:
 
 
 def consumable(pending_keys: Mapping[str, set[str]], built_models: Iterable[str]) -> dict[str, set[str]]:
-    """The pending families whose every fact model is among ``built_models`` (model names)."""
+    """The pending families whose every partition model is among ``built_models`` (model names)."""
     built = set(built_models)
-    return {key: keys for key, keys in pending_keys.items() if set(family(key).facts) <= built}
+    return {key: keys for key, keys in pending_keys.items() if set(family(key).partition_models) <= built}
 
 
-def fact_models() -> set[str]:
-    """Every dbt fact model that replaces changed partitions of some family."""
-    return {m for fam in all_families() for m in fam.facts}
+def partition_models() -> set[str]:
+    """Every dbt model that replaces changed partitions of some family."""
+    return {m for fam in all_families() for m in fam.partition_models}

@@ -384,6 +384,25 @@ def test_gpu_and_node_series_keyed_to_dimensions(built) -> None:
     assert util == [(1, 238.9, 238.9)]
 
 
+def test_node_metric_fact_is_unique_and_accounts_for_every_sample(built) -> None:
+    """fct_node_metric is a view over the raw lake: one row per (cluster, metric, node, GPU, time) by
+    construction (no dbt data test reads every sample), and every staged sample is either a row or counted
+    in a row's duplicate_samples."""
+    _, con = built
+    grain = "cluster_key, metric, node_key, gpu_key, sample_time_utc"
+    assert rows(
+        con,
+        f"select count(*) from (select {grain} from marts.fct_node_metric group by all having count(*) > 1)",
+    ) == [(0,)]
+    ((shown, dropped),) = rows(con, "select count(*), sum(duplicate_samples) from marts.fct_node_metric")
+    staged = rows(
+        con,
+        "select (select count(*) from staging.stg_acme__gpu_metrics)"
+        " + (select count(*) from staging.stg_acme__node_metrics)",
+    )
+    assert dropped > 0 and [(shown + dropped,)] == staged
+
+
 def test_binned_utilization_percentiles_come_off_the_cdf(built, tmp_path: Path) -> None:
     """TRACE_UTILIZATION_PERCENTILES=binned: seren's GPU_UTIL samples 0, 51, 98, 99 have the exact
     (interpolated) quartile 38.25 and median 74.5, the discrete ones 0 and 51, whose 0.5 % bins end at 0.5 and

@@ -90,21 +90,38 @@ def test_one_models_file_per_folder() -> None:
         assert documented == {p.stem for p in (MODELS / layer).glob("*.sql")}, layer
 
 
+# A fact that is a view over the lake takes its keys from small intermediate tables, whose data tests check
+# them against the dimensions once per series or line (a test on the view would read every sample).
+KEYS_TESTED_UPSTREAM = {"fct_node_metric": ("int_node_series", "int_node_metric_lines")}
+
+
+def _relationship_columns(models: list[dict]) -> set[str]:
+    return {
+        column["name"]
+        for model in models
+        for column in model.get("columns", [])
+        if any(isinstance(t, dict) and "relationships" in t for t in column.get("data_tests", []))
+    }
+
+
 def test_facts_and_dimensions_have_enforced_contracts_grain_and_relationships() -> None:
+    intermediate = model_yaml("intermediate")["models"]
     for model in model_yaml("marts")["models"]:
         name = model["name"]
         assert model["config"]["contract"] == {"enforced": True}, name
         assert model["description"].startswith("Grain:"), name
         assert all(c.get("data_type") for c in model["columns"]), name
-        sql_columns = re.findall(
-            r"\bas (\w+)\s*,?\s*$", (MODELS / "marts" / f"{name}.sql").read_text().split("final as")[-1], re.M
+        final = (MODELS / "marts" / f"{name}.sql").read_text().split("final as")[-1].split("from ")[0]
+        sql_columns = re.findall(r"^\s+(?:.*\bas )?(\w+)\s*,?\s*$", final, re.M)
+        assert [c["name"] for c in model["columns"]] == [c for c in sql_columns if c != "select"], name
+        if not name.startswith("fct_"):
+            continue
+        keys = {c["name"] for c in model["columns"][1:] if c["name"].endswith("_key")}
+        upstream = KEYS_TESTED_UPSTREAM.get(name)
+        tested = _relationship_columns(
+            [m for m in intermediate if m["name"] in upstream] if upstream else [model]
         )
-        assert [c["name"] for c in model["columns"]] == sql_columns, name
-        if name.startswith("fct_"):
-            for column in model["columns"]:
-                if column["name"].endswith("_key") and column["name"] != model["columns"][0]["name"]:
-                    tests = [t for t in column.get("data_tests", []) if isinstance(t, dict)]
-                    assert any("relationships" in t for t in tests), f"{name}.{column['name']}"
+        assert keys <= tested, f"{name}: {sorted(keys - tested)}"
 
 
 def test_every_dimension_has_unique_surrogate_and_natural_keys() -> None:
@@ -235,10 +252,16 @@ def test_build_args_carry_the_partition_window() -> None:
 
 
 def test_facts_replace_partitions_and_per_row_intermediates_are_views() -> None:
-    for name in ("fct_job", "fct_request", "fct_node_metric", "fct_server_power"):
+    for name in ("fct_job", "fct_request", "fct_server_power"):
         text = (MODELS / "marts" / f"{name}.sql").read_text()
         assert "{{ config(**partition_replace_config()) }}" in text, name
         assert "where {{ partition_window() }}" in text, name
+    # the utilization samples live once, in the raw lake: their fact and its keyed intermediate are views
+    for path in (
+        MODELS / "marts" / "fct_node_metric.sql",
+        MODELS / "intermediate" / "int_node_metrics_keyed.sql",
+    ):
+        assert "{{ config(materialized='view') }}" in path.read_text(), path.name
     project = yaml.safe_load((DBT_PROJECT_DIR / "dbt_project.yml").read_text())
     intermediate = project["models"]["trace_warehouse"]["intermediate"]
     assert intermediate["int_requests_enriched"]["+materialized"] == "view"

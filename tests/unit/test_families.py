@@ -63,7 +63,14 @@ def test_every_fixed_file_belongs_to_its_family_and_is_found_by_its_path() -> No
     assert [f.mirror_path.rsplit("/", 2)[-2:] for f in listed] == [["kalos", "GPU_UTIL.csv"]]
 
 
-def test_facts_are_dbt_models() -> None:
+def test_partition_models_are_dbt_models() -> None:
     models = {p.stem for p in (PROJECT_ROOT / "dbt_project" / "models").rglob("*.sql")}
-    facts = {m for f in FAMILIES for m in f.facts}
-    assert facts == {"fct_job", "fct_request", "fct_node_metric", "fct_server_power"} and facts <= models
+    partitioned = {m for f in FAMILIES for m in f.partition_models}
+    assert partitioned <= models
+    assert partitioned == {
+        "fct_job", "fct_request", "fct_server_power",
+        "int_node_metric_lines", "int_node_metric_series", "utilization_histogram",
+    }  # fmt: skip
+    for name in partitioned:  # each replaces the partitions it is given
+        (path,) = (PROJECT_ROOT / "dbt_project" / "models").rglob(f"{name}.sql")
+        assert "{{ config(**partition_replace_config()) }}" in path.read_text(), name

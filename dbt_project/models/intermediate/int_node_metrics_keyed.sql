@@ -1,94 +1,68 @@
--- One row per (cluster, metric, node, GPU index, 15 s sample): utilization samples keyed to dim_node and
--- dim_gpu. The wide file's column name (series) is parsed: a GPU metric's trailing '-<0..7>' is the GPU
--- index (10.140.0.1-3, lingjun-pod9-0016-3); the rest is the node id, an IP or a Kalos pod name; a
--- spurious '.1' after an IP (10.140.0.131.1, NODE_MEMORY on 2023-07-19) maps back to the IP. Repeated
--- samples of one series and time are dropped keeping the first _row_number; duplicate_samples counts them.
--- A pod name with a known IP (seed node_aliases; upstream publishes none) is keyed by that IP, node_alias
--- keeping the pod name. A sample's lake partition is its UTC date, so repeats never cross partitions: the
--- model is written partition by partition (partition_replace_config; on DuckDB Parquet in the lake).
-{{ config(**partition_replace_config()) }}
+-- One row per (cluster, metric, node, GPU index, 15 s sample): the loaded samples of the lines dbt has built
+-- (int_node_metric_lines), keyed by their series (int_node_series: node, GPU, surrogate keys, unit). A view:
+-- the samples stay in the lake once, and the joins are to two small tables. Repeated samples of one node,
+-- GPU and time are dropped keeping the first _row_number; duplicate_samples counts them. A sample can only
+-- repeat on a line whose time another line repeats, or in a series that shares its node and GPU with
+-- another: only those rows go through the window that ranks them, the rest pass with duplicate_samples 0.
+-- The two branches each read their inputs: DuckDB materializes a CTE read twice (every sample copied, and
+-- the join order then planned blind).
+{{ config(materialized='view') }}
 
 with
+{% for branch, repeats in [('single', false), ('repeated', true)] %}
+{{ branch }}_lines as (
+    select * from {{ ref('int_node_metric_lines') }}
+),
 
-gpu_metrics as (
+{{ branch }}_series as (
+    select * from {{ ref('int_node_series') }}
+),
+
+{{ branch }}_samples as (
     select * from {{ ref('stg_acme__gpu_metrics') }}
-    where {{ partition_window() }}
-),
-
-node_metrics as (
-    select * from {{ ref('stg_acme__node_metrics') }}
-    where {{ partition_window() }}
-),
-
-aliases as (
-    select * from {{ ref('node_aliases') }}
-),
-
-samples as (
-    select * from gpu_metrics
     union all
-    select * from node_metrics
+    select * from {{ ref('stg_acme__node_metrics') }}
 ),
 
-gpu_parsed as (
+{{ branch }}_joined as (
     select
-        *,
-        case
-            when
-                metric_level = 'gpu'
-                and {{ dbt.length('series') }} > 2
-                and substring(series, {{ dbt.length('series') }} - 1, 1) = '-'
-                and {{ dbt.right('series', 1) }} in ('0', '1', '2', '3', '4', '5', '6', '7')
-                then cast({{ dbt.right('series', 1) }} as {{ dbt.type_int() }})
-        end as gpu_index
-    from samples
+        samples.cluster_name,
+        samples.metric_level,
+        samples.metric,
+        samples.series,
+        series.series_kind,
+        series.node_id,
+        series.node_alias,
+        series.gpu_index,
+        series.cluster_key,
+        series.node_key,
+        series.gpu_key,
+        series.unit,
+        samples.sample_time_utc,
+        lines.sample_date_key,
+        lines.sample_time_of_day_key,
+        samples.utc_offset,
+        samples.value,
+        samples._source_file,
+        samples._row_number,
+        samples._data_origin,
+        samples._partition
+    from {{ branch }}_samples as samples
+    -- a file is one cluster and metric: joining lines on them too would let the planner join the two small
+    -- tables to each other first (a product the size of the samples)
+    inner join {{ branch }}_lines as lines
+        on
+            samples._partition = lines._partition
+            and samples._source_file = lines._source_file
+            and samples._row_number = lines._row_number
+    inner join {{ branch }}_series as series
+        on
+            samples.cluster_name = series.cluster_name
+            and samples.metric = series.metric
+            and samples.series = series.series
+    where {{ '' if repeats else 'not ' }}(lines.time_repeated or series.node_shared)
 ),
-
-node_parsed as (
-    select
-        *,
-        case
-            when gpu_index is null then series
-            else substring(series, 1, {{ dbt.length('series') }} - 2)
-        end as node_series
-    from gpu_parsed
-),
-
-node_keyed as (
-    select
-        *,
-        {{ dbt.length('node_series') }} - {{ dbt.length(dbt.replace('node_series', "'.'", "''")) }} as dots,
-        {{ dbt.right('node_series', 2) }} = '.1' as ends_with_dot_one
-    from node_parsed
-),
-
-named as (
-    select
-        *,
-        case
-            when dots = 4 and ends_with_dot_one then substring(node_series, 1, {{ dbt.length('node_series') }} - 2)
-            else node_series
-        end as series_node_id,
-        case
-            when dots = 4 and ends_with_dot_one then 'ip_with_suffix'
-            when dots = 3 and gpu_index is not null then 'ip_gpu'
-            when dots = 3 then 'ip'
-            when gpu_index is not null then 'name_gpu'
-            else 'name'
-        end as series_kind
-    from node_keyed
-),
-
-keyed as (
-    select
-        named.*,
-        coalesce(aliases.node_id, named.series_node_id) as node_id,
-        aliases.alias as node_alias
-    from named
-    left join aliases
-        on named.cluster_name = aliases.cluster_name and named.series_node_id = aliases.alias
-),
-
+{% endfor %}
 ranked as (
     select
         *,
@@ -98,8 +72,19 @@ ranked as (
         ) as occurrence,
         count(*) over (
             partition by _partition, cluster_name, metric, node_id, gpu_index, sample_time_utc
-        ) as sample_rows
-    from keyed
+        ) - 1 as duplicate_samples
+    from repeated_joined
+),
+
+kept as (
+    select
+        *,
+        1 as occurrence,
+        0 as duplicate_samples
+    from single_joined
+    union all
+    select * from ranked
+    where occurrence = 1
 ),
 
 final as (
@@ -112,16 +97,21 @@ final as (
         node_id,
         node_alias,
         gpu_index,
+        cluster_key,
+        node_key,
+        gpu_key,
+        unit,
         sample_time_utc,
+        sample_date_key,
+        sample_time_of_day_key,
         utc_offset,
         value,
-        sample_rows - 1 as duplicate_samples,
+        cast(duplicate_samples as {{ dbt.type_bigint() }}) as duplicate_samples,
         _source_file,
         _row_number,
         _data_origin,
         _partition
-    from ranked
-    where occurrence = 1
+    from kept
 )
 
 select * from final

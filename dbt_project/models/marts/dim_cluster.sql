@@ -9,8 +9,8 @@ jobs as (
     select * from {{ ref('int_jobs_deduplicated') }}
 ),
 
-metrics as (
-    select * from {{ ref('int_node_metrics_keyed') }}
+series as (
+    select * from {{ ref('int_node_series') }}
 ),
 
 power as (
@@ -18,7 +18,7 @@ power as (
 ),
 
 observed as (
-    {{ distinct_values('cluster_name', ['jobs', 'metrics', 'power']) }}
+    {{ distinct_values('cluster_name', ['jobs', 'series', 'power']) }}
 ),
 
 clusters as (

@@ -7,8 +7,8 @@ jobs as (
     select * from {{ ref('int_jobs_deduplicated') }}
 ),
 
-metrics as (
-    select * from {{ ref('int_node_metrics_keyed') }}
+metric_lines as (
+    select * from {{ ref('int_node_metric_lines') }}
 ),
 
 power as (
@@ -25,7 +25,7 @@ numbers as (
 
 touched as (
     {%- for relation, column in [
-        ('jobs', 'submit_time_utc'), ('metrics', 'sample_time_utc'), ('power', 'sample_time_utc'),
+        ('jobs', 'submit_time_utc'), ('metric_lines', 'sample_time_utc'), ('power', 'sample_time_utc'),
         ('requests', 'request_local_date')] %}
     select
         cast(min({{ column }}) as date) as first_day,

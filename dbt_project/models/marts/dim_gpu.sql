@@ -2,8 +2,8 @@
 -- unknown member (node-level samples, which have no GPU).
 with
 
-metrics as (
-    select * from {{ ref('int_node_metrics_keyed') }}
+series as (
+    select * from {{ ref('int_node_series') }}
 ),
 
 gpus as (
@@ -11,7 +11,7 @@ gpus as (
         cluster_name,
         node_id,
         gpu_index
-    from metrics
+    from series
     where gpu_index is not null
 ),
 

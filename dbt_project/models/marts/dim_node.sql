@@ -3,8 +3,8 @@
 -- the unknown member. A pod name mapped to an IP (seed node_aliases) is the IP's member, named in pod_names.
 with
 
-metrics as (
-    select * from {{ ref('int_node_metrics_keyed') }}
+series as (
+    select * from {{ ref('int_node_series') }}
 ),
 
 power as (
@@ -17,7 +17,7 @@ metric_nodes as (
         node_id,
         max(case when series_kind like 'ip%' or node_alias is not null then 1 else 0 end) as is_ip,
         max(node_alias) as pod_name
-    from metrics
+    from series
     group by cluster_name, node_id
 ),
 

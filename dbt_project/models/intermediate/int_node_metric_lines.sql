@@ -1,0 +1,60 @@
+-- Grain: one line of a utilization file as loaded (cluster, metric, file, line): its sample time, the
+-- date and time-of-day keys of that time, the cells it holds, and whether another line of the same cluster
+-- and metric carries the same time (time_repeated: its samples may repeat, so int_node_metrics_keyed
+-- de-duplicates them). A wide file's line is one timestamp across its series, so this model has a row per
+-- ~2,000 samples: it is what the facts' views join to, instead of a copy of every sample. A sample's lake
+-- partition is its UTC date, so repeated times never cross partitions and the model is written partition
+-- by partition (partition_replace_config; on DuckDB Parquet in the lake).
+{{ config(**partition_replace_config()) }}
+
+with
+
+gpu_metrics as (
+    select * from {{ ref('stg_acme__gpu_metrics') }}
+    where {{ partition_window() }}
+),
+
+node_metrics as (
+    select * from {{ ref('stg_acme__node_metrics') }}
+    where {{ partition_window() }}
+),
+
+samples as (
+    select * from gpu_metrics
+    union all
+    select * from node_metrics
+),
+
+lines as (
+    select
+        cluster_name,
+        metric_level,
+        metric,
+        _source_file,
+        _row_number,
+        sample_time_utc,
+        _data_origin,
+        _partition,
+        count(*) as cells
+    from samples
+    group by cluster_name, metric_level, metric, _source_file, _row_number, sample_time_utc, _data_origin, _partition
+),
+
+final as (
+    select
+        cast(cluster_name as {{ dbt.type_string() }}) as cluster_name,
+        cast(metric_level as {{ dbt.type_string() }}) as metric_level,
+        cast(metric as {{ dbt.type_string() }}) as metric,
+        cast(_source_file as {{ dbt.type_string() }}) as _source_file,
+        cast(_row_number as {{ dbt.type_bigint() }}) as _row_number,
+        cast(sample_time_utc as {{ dbt.type_timestamp() }}) as sample_time_utc,
+        {{ date_key('sample_time_utc') }} as sample_date_key,
+        {{ time_of_day_key('sample_time_utc') }} as sample_time_of_day_key,
+        cast(cells as {{ dbt.type_bigint() }}) as cells,
+        count(*) over (partition by _partition, cluster_name, metric, sample_time_utc) > 1 as time_repeated,
+        cast(_data_origin as {{ dbt.type_string() }}) as _data_origin,
+        cast(_partition as {{ dbt.type_string() }}) as _partition
+    from lines
+)
+
+select * from final

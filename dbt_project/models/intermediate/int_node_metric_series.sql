@@ -1,0 +1,37 @@
+-- Grain: one series (column name of a wide utilization file) of a cluster and metric in one lake
+-- partition, with the cells it holds there. int_node_series parses the series of every partition once;
+-- an incremental run recounts only the partitions it rebuilds (partition_replace_config; on DuckDB Parquet
+-- in the lake).
+{{ config(**partition_replace_config()) }}
+
+with
+
+gpu_metrics as (
+    select * from {{ ref('stg_acme__gpu_metrics') }}
+    where {{ partition_window() }}
+),
+
+node_metrics as (
+    select * from {{ ref('stg_acme__node_metrics') }}
+    where {{ partition_window() }}
+),
+
+samples as (
+    select * from gpu_metrics
+    union all
+    select * from node_metrics
+),
+
+final as (
+    select
+        cast(cluster_name as {{ dbt.type_string() }}) as cluster_name,
+        cast(metric_level as {{ dbt.type_string() }}) as metric_level,
+        cast(metric as {{ dbt.type_string() }}) as metric,
+        cast(series as {{ dbt.type_string() }}) as series,
+        cast(count(*) as {{ dbt.type_bigint() }}) as cells,
+        cast(_partition as {{ dbt.type_string() }}) as _partition
+    from samples
+    group by cluster_name, metric_level, metric, series, _partition
+)
+
+select * from final
