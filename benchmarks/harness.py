@@ -328,9 +328,12 @@ class Benchmark:
 
         wh = self._landed_from_listing("calibration", workload.calibration_files)
         params = {"families": list(workload.CALIBRATION_FAMILIES)}
-        # utilization_percentiles takes exact percentiles: DuckDB holds every value of a (cluster, metric)
-        # in memory, 190 M for a week of GPU_UTIL at Kalos's width — more than dbt's default cap allows.
-        env = warehouses.warehouse_env(wh, TRACE_DUCKDB_MEMORY_LIMIT=CALIBRATION_DUCKDB_MEMORY)
+        # utilization_percentiles takes exact percentiles here (auto would bin them beyond 20 M samples):
+        # DuckDB holds every value of a (cluster, metric) in memory, 190 M for a week of GPU_UTIL at Kalos's
+        # width — more than dbt's default cap allows.
+        env = warehouses.warehouse_env(
+            wh, TRACE_DUCKDB_MEMORY_LIMIT=CALIBRATION_DUCKDB_MEMORY, TRACE_UTILIZATION_PERCENTILES="exact"
+        )
         rec = self._record("calibration_load", self.runner.run("load", params, env))
         if rec.ok:
             params |= {"select": list(MARTS), "work_dir": str(self.work / "dbt-calibration")}

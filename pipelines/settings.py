@@ -38,7 +38,7 @@ SETTINGS_VARS: tuple[str, ...] = (
     "SPARK_DRIVER_MEMORY", "SPARK_LOG_LEVEL", "SPARK_SHUFFLE_PARTITIONS", "TRACE_DOCS_PORT", "TRACE_DOCS_URL",
     "TRACE_UTILIZATION_PERCENTILES", "TRACE_DROP_LANDED",
 )  # fmt: skip
-PERCENTILE_MODES = ("exact", "binned")
+PERCENTILE_MODES = ("auto", "exact", "binned")
 
 
 class SettingsError(ValueError):
@@ -63,8 +63,9 @@ class Settings:
     spark_thrift_host: str | None = None
     spark_thrift_port: int | None = None
     duckdb_memory_limit: str = "768MB"  # DuckDB's cap in dbt builds (profiles.yml)
-    # utilization_percentiles: exact (every value in memory) or binned (off utilization_cdf, bounded memory)
-    utilization_percentiles: str = "exact"
+    # utilization_percentiles: exact (every value in memory), binned (off utilization_cdf, bounded memory), or
+    # auto: exact up to 20 M utilization samples, binned beyond (models/analysis/utilization_percentiles.sql)
+    utilization_percentiles: str = "auto"
     spark_master: str = "local[*]"
     spark_driver_memory: str = "2g"
     spark_log_level: str | None = None  # unset: each Spark launcher's own default
@@ -218,7 +219,7 @@ def load_settings(
         spark_thrift_host=env.get("SPARK_THRIFT_HOST", "").strip() or None,
         spark_thrift_port=_int(env, "SPARK_THRIFT_PORT", None),
         duckdb_memory_limit=env.get("TRACE_DUCKDB_MEMORY_LIMIT", "").strip() or "768MB",
-        utilization_percentiles=_choice(env, "TRACE_UTILIZATION_PERCENTILES", "exact", PERCENTILE_MODES),
+        utilization_percentiles=_choice(env, "TRACE_UTILIZATION_PERCENTILES", "auto", PERCENTILE_MODES),
         spark_master=env.get("SPARK_MASTER", "").strip() or "local[*]",
         spark_driver_memory=env.get("SPARK_DRIVER_MEMORY", "").strip() or "2g",
         spark_log_level=env.get("SPARK_LOG_LEVEL", "").strip() or None,

@@ -46,3 +46,15 @@
     {%- endif -%}
     {{ return(is_incremental()) }}
 {%- endmacro %}
+
+
+{#- What a data test of a partition-replacing model checks: the partitions var partition_keys names (the ones
+    this run rebuilt), or everything when it is unset, so the test reads what changed, not the whole lake. -#}
+{% macro named_partitions(column='_partition') -%}
+    {%- set keys = partition_keys() -%}
+    {%- if keys is not none -%}
+        {{ column }} in ({{ partition_key_literals(keys) }})
+    {%- else -%}
+        1 = 1
+    {%- endif -%}
+{%- endmacro %}

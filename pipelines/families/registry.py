@@ -29,8 +29,10 @@ Partitioning = Literal["month", "day_index", "date", "none"]
 
 ROW_KEY = ("_source_file", "_row_number")
 # The utilization families' lake models: one row per line and per series a partition holds (the sample fact
-# fct_node_metric is a view over the raw lake joined to them), and the histograms of those samples.
-UTILIZATION_MODELS = ("int_node_metric_lines", "int_node_metric_series", "utilization_histogram")
+# fct_node_metric is a view over the raw lake joined to them), and the samples' histograms and hourly sums.
+UTILIZATION_MODELS = (
+    "int_node_metric_lines", "int_node_metric_series", "utilization_histogram", "utilization_hourly",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -421,6 +421,14 @@ def test_binned_utilization_percentiles_come_off_the_cdf(built, tmp_path: Path) 
     result = run_dbt(copy, "run", *select, target=tmp_path / "t", TRACE_UTILIZATION_PERCENTILES="binned")
     assert result.returncode == 0, result.stdout[-4000:]
     assert rows(Warehouse(copy.duckdb_path), query) == [(0.5, 51.5, 99.5, 0.5, "binned")]
+    # auto (the default) is exact up to var exact_percentiles_up_to samples, binned beyond
+    for limit, method in ((1, "binned"), (1_000_000, "exact")):
+        result = run_dbt(
+            copy, "run", *select, "--vars", f"{{exact_percentiles_up_to: {limit}}}", target=tmp_path / "t",
+            TRACE_UTILIZATION_PERCENTILES="auto",
+        )  # fmt: skip
+        assert result.returncode == 0, result.stdout[-4000:]
+        assert rows(Warehouse(copy.duckdb_path), query)[0][-1] == method, limit
 
 
 def test_server_power_types(built) -> None:

@@ -4,8 +4,9 @@
 -- and their means over the hour (time-weighted, so running_gpu_hours = GPU-hours run in the hour); GPUs
 -- requested = queued + running. A job never started is queued from submit to end; a job without an end
 -- stays queued / running to the last hour. Jobs without a submit time (PAI: offsets only) are left out.
--- Beside it, on the same time axis, GPU_UTIL samples of fct_node_metric in the hour: the only join jobs and
--- utilization have. Local time (Asia/Shanghai) beside UTC where the cluster's zone is known.
+-- Beside it, on the same time axis, GPU_UTIL samples of fct_node_metric in the hour, as utilization_hourly
+-- counts them partition by partition: the only join jobs and utilization have. Local time (Asia/Shanghai)
+-- beside UTC where the cluster's zone is known.
 {%- set quantities = ['queued_jobs', 'queued_gpus', 'running_jobs', 'running_gpus'] %}
 with
 
@@ -17,8 +18,8 @@ clusters as (
     select * from {{ ref('dim_cluster') }}
 ),
 
-node_metrics as (
-    select * from {{ ref('fct_node_metric') }}
+hourly_utilization as (
+    select * from {{ ref('utilization_hourly') }}
 ),
 
 time_zones as (
@@ -137,31 +138,16 @@ hourly_origin as (
     group by cluster_name, hour_index
 ),
 
-gpu_util_samples as (
-    select
-        clusters.cluster_name,
-        cast(
-            floor(
-                {{ epoch_seconds('node_metrics.sample_time_utc') }}
-                / 3600
-            ) as {{ dbt.type_bigint() }}
-        ) as hour_index,
-        node_metrics.value,
-        node_metrics._data_origin
-    from node_metrics
-    inner join clusters on node_metrics.cluster_key = clusters.cluster_key
-    where node_metrics.metric = 'GPU_UTIL'
-),
-
+-- one row per cluster and hour: an hour lies inside one lake partition (a UTC date)
 gpu_utilization as (
     select
         cluster_name,
         hour_index,
-        count(*) as gpu_util_samples,
-        avg(value) as mean_gpu_util_pct,
-        {{ count_where("_data_origin = 'real'") }} as real_gpu_util_samples
-    from gpu_util_samples
-    group by cluster_name, hour_index
+        samples as gpu_util_samples,
+        mean_value as mean_gpu_util_pct,
+        real_samples as real_gpu_util_samples
+    from hourly_utilization
+    where metric = 'GPU_UTIL'
 ),
 
 observed_hours as (

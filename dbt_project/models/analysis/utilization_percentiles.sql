@@ -1,12 +1,16 @@
 -- One row per cluster and utilization metric: samples, GPUs/nodes, percentiles, mean, max, the share of
 -- samples at 0 and real/synthetic samples, with the published median / share at 0 / max beside them. Empty
 -- cells (idle GPUs) were never loaded, so shares are of recorded samples. Percentiles are exact (interpolated,
--- every value held in memory) or, with TRACE_UTILIZATION_PERCENTILES=binned, read off utilization_cdf: the
--- upper edge of the bin holding the exact (discrete) percentile, in bounded memory at any scale; the
--- percentile_error column states the most they can be off (0 when exact). Everything else is exact either way.
+-- every value held in memory) or binned, read off utilization_cdf: the upper edge of the bin holding the exact
+-- (discrete) percentile, in bounded memory at any scale; the percentile_error column states the most they
+-- can be off (0 when exact). TRACE_UTILIZATION_PERCENTILES picks: exact, binned, or auto (the default: exact
+-- while the warehouse holds at most 20 M utilization samples, which fit under DuckDB's default memory cap,
+-- binned beyond). Everything else is exact either way.
 -- depends_on: {{ ref('utilization_cdf') }}
+-- depends_on: {{ ref('int_node_metric_series') }}
+-- depends_on: {{ ref('utilization_grid') }}
 {%- set fractions = [0.25, 0.5, 0.75, 0.9, 0.99] %}
-{%- set binned = env_var('TRACE_UTILIZATION_PERCENTILES', 'exact') == 'binned' %}
+{%- set binned = percentiles_binned(env_var('TRACE_UTILIZATION_PERCENTILES', 'auto'), var('exact_percentiles_up_to')) %}
 with
 
 samples as (
