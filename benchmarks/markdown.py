@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from benchmarks.targets import full_set_lake_bytes
+
 MB = 1024 * 1024
 
 
@@ -215,7 +217,7 @@ def _footprint_lines(doc: dict[str, Any]) -> list[str]:
     ]
     if workload:
         per_csv = shape["lake_bytes"] / f["bytes"]
-        lake = workload["lake_bytes"] + per_csv * f["upstream_bytes"]
+        lake = full_set_lake_bytes(workload, shape, f["bytes"])
         lines.append(
             f"- the whole set, estimated: (trace.duckdb {_mb(workload['duckdb_bytes'])} + snapshot "
             f"{_mb(workload['snapshot_bytes'])} after the scale-1 workload build) ÷ (its lake "

@@ -123,8 +123,14 @@ def full_set_database_share(stages: Mapping[str, StageSummary], csv_bytes: float
     workload, shape = _footprint(stages, "dbt_build"), _footprint(stages, "full_shape_dbt")
     if not workload or not shape or not csv_bytes:
         return None
-    lake = workload["lake_bytes"] + shape["lake_bytes"] / csv_bytes * UPSTREAM_UTILIZATION_BYTES
-    return (workload["duckdb_bytes"] + workload["snapshot_bytes"]) / lake
+    return (workload["duckdb_bytes"] + workload["snapshot_bytes"]) / full_set_lake_bytes(
+        workload, shape, csv_bytes
+    )
+
+
+def full_set_lake_bytes(workload: Mapping[str, int], shape: Mapping[str, int], csv_bytes: float) -> float:
+    """The whole set's lake, estimated: the workload build's plus the full-shape lake per CSV byte × 80 GB."""
+    return workload["lake_bytes"] + shape["lake_bytes"] / csv_bytes * UPSTREAM_UTILIZATION_BYTES
 
 
 def full_shape_ratios(stages: Mapping[str, StageSummary], full_shape: Mapping[str, Any]) -> dict[str, Ratio]:

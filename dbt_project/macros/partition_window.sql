@@ -29,9 +29,8 @@
 {#- The predicate that selects an incremental model's window from upstream: `column` in the keys on an
     incremental run with var partition_keys set, else true (a first run or --full-refresh reads all). -#}
 {% macro partition_window(column='_partition') -%}
-    {%- set keys = partition_keys() -%}
-    {%- if keys is not none and replaces_partitions() -%}
-        {{ column }} in ({{ partition_key_literals(keys) }})
+    {%- if partition_keys() is not none and replaces_partitions() -%}
+        {{ named_partitions(column) }}
     {%- else -%}
         1 = 1
     {%- endif -%}

@@ -9,20 +9,8 @@
 
 with
 
-gpu_metrics as (
-    select * from {{ ref('stg_acme__gpu_metrics') }}
-    where {{ partition_window() }}
-),
-
-node_metrics as (
-    select * from {{ ref('stg_acme__node_metrics') }}
-    where {{ partition_window() }}
-),
-
 samples as (
-    select * from gpu_metrics
-    union all
-    select * from node_metrics
+    {{ utilization_samples() }}
 ),
 
 lines as (

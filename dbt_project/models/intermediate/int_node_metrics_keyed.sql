@@ -19,9 +19,7 @@ with
 ),
 
 {{ branch }}_samples as (
-    select * from {{ ref('stg_acme__gpu_metrics') }}
-    union all
-    select * from {{ ref('stg_acme__node_metrics') }}
+    {{ utilization_samples(windowed=false) }}
 ),
 
 {{ branch }}_joined as (
