@@ -9,13 +9,14 @@ PYTEST_ARGS ?=
 # Two workers (the machine's two cores); tests/conftest.py groups the modules that share a built warehouse.
 PYTEST_WORKERS ?= 2
 
-.PHONY: help install run dev test lint format clean bench bench-smoke
+.PHONY: help install system-deps run dev test lint format clean bench bench-smoke
 
 help:
 	@echo "make run     install, then build every asset from the sample (offline) into ./warehouse"
 	@echo "make test    install, then run the whole test suite"
 	@echo "make dev     the Dagster UI on http://127.0.0.1:$(PORT) (PORT=...), the docs server beside it"
 	@echo "make lint    ruff and sqlfluff"
+	@echo "make system-deps  Debian's Chromium (browser tests) and a Java runtime (Spark); make test/dev run it"
 	@echo "make bench   benchmarks at scale 1.0 (median of 3 runs) -> benchmarks/results/latest.md"
 	@echo "make clean   delete ./warehouse's generated contents"
 
@@ -35,15 +36,33 @@ dbt_project/target/duckdb/manifest.json: .venv/.installed $(DBT_FILES)
 dbt_project/target/spark/manifest.json: .venv/.installed $(DBT_FILES)
 	$(UV) run --frozen python -m pipelines.warehouse.dbt_build --engine spark
 
+# System packages the tests and the UI's Spark target need, from Debian: Chromium (Playwright drives it; its own
+# browser download does not work offline) and a Java runtime (Spark). Installed with apt when run as root;
+# otherwise the exact command is printed and the target fails.
+CHROMIUM_EXECUTABLE ?= /usr/bin/chromium
+APT_PACKAGES := $(if $(wildcard $(CHROMIUM_EXECUTABLE)),,chromium) $(if $(shell command -v java),,openjdk-17-jre-headless)
+APT_INSTALL := apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends
+system-deps:
+ifneq ($(strip $(APT_PACKAGES)),)
+	@if [ "$$(id -u)" -eq 0 ]; then \
+		echo "installing system packages: $(strip $(APT_PACKAGES))"; \
+		$(APT_INSTALL) $(strip $(APT_PACKAGES)); \
+	else \
+		echo "missing system packages: $(strip $(APT_PACKAGES)). Install them as root, then run make again:" >&2; \
+		echo "  sudo sh -c '$(APT_INSTALL) $(strip $(APT_PACKAGES))'" >&2; \
+		exit 1; \
+	fi
+endif
+
 install: .venv/.installed dbt_project/target/duckdb/manifest.json dbt_project/target/spark/manifest.json
 
 run: install
 	$(UV) run --frozen trace-warehouse run
 
-dev: install
+dev: install system-deps
 	$(UV) run --frozen trace-warehouse dev --port $(PORT)
 
-test: install
+test: install system-deps
 	$(UV) run --frozen pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # sqlfluff's dbt templater compiles the models for the duckdb target. It reads the .sqlfluff of the directory

@@ -1,8 +1,8 @@
 """Playwright on the system Chromium (no browser download), one page per test, artifacts under
 ``test-artifacts/browser/`` at the project root.
 
-Chromium is required, not optional: when it is missing the tests FAIL with the install command (CI
-installs it), they are never skipped.
+Chromium is required, not optional: `make test` installs it (`make system-deps`); when it is missing the
+tests FAIL with the install command, they are never skipped.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
-INSTALL_HINT = "apt-get update && apt-get install -y --no-install-recommends chromium"
+INSTALL_HINT = "make system-deps"
 
 
 @pytest.hookimpl(wrapper=True)
@@ -53,7 +53,7 @@ def _require_chromium() -> None:
     if not Path(CHROMIUM).is_file() or not os.access(CHROMIUM, os.X_OK):
         pytest.fail(
             f"Chromium not found at {CHROMIUM}: the browser tests need Debian's Chromium "
-            f"(`{INSTALL_HINT}`; .ci/run installs it on CI) or CHROMIUM_EXECUTABLE=/path/to/chromium. "
+            f"(`{INSTALL_HINT}` installs it; `make test` runs that) or CHROMIUM_EXECUTABLE=/path/to/chromium. "
             "`playwright install` is not used: it downloads a browser.",
             pytrace=False,
         )

@@ -15,8 +15,8 @@ pytestmark = pytest.mark.skipif(os.environ.get("CI") != "true", reason="only CI 
 def test_spark_and_java_are_installed() -> None:
     assert importlib.util.find_spec("pyspark") is not None, "uv sync --all-extras did not install pyspark"
     assert importlib.util.find_spec("pyhive") is not None
-    assert shutil.which("java"), ".ci/run should have installed a Java runtime"
+    assert shutil.which("java"), "make system-deps should have installed a Java runtime"
 
 
 def test_chromium_is_installed() -> None:
-    assert Path("/usr/bin/chromium").exists(), ".ci/run should have installed Debian's chromium"
+    assert Path("/usr/bin/chromium").exists(), "make system-deps should have installed Debian's chromium"
