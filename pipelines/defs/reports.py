@@ -1,9 +1,9 @@
 """Report assets (group ``reports``): one PNG figure per asset ``report/<figure>`` from the analysis marts, and
 ``report/report`` writing ``$WAREHOUSE_DIR/report/report.md``.
 
-Readers only: they depend on the analysis marts (and the facts whose real/synthetic rows they state), so in a
-run they start after dbt has built them; :func:`pipelines.report.queries.fetch` waits for any writer still
-holding the warehouse. Each figure shows inline on its asset (a markdown image with a ``data:`` URI) and is
+Readers only: they depend on the analysis marts and on the relations that count the facts' real and synthetic
+rows (the facts themselves; for the fact of samples, the hourly utilization mart), so in a run they start after
+dbt has built them; :func:`pipelines.report.queries.fetch` waits for any writer still holding the warehouse. Each figure shows inline on its asset (a markdown image with a ``data:`` URI) and is
 written to ``$WAREHOUSE_DIR/report/<figure>.png``. Nothing here imports matplotlib or touches the warehouse
 when the definitions load.
 """
@@ -19,7 +19,13 @@ from pipelines.defs.keys import REPORT_GROUP, WAREHOUSE, fits_key, report_key, s
 from pipelines.docs_server import docs_link
 from pipelines.lake.atomic import write_bytes
 from pipelines.report.catalog import FIGURES, REPORT_NAME, FigureSpec
-from pipelines.report.queries import COMPARISON_MARTS, COMPARISONS, DATASET_ORIGINS, FACTS, FITS
+from pipelines.report.queries import (
+    COMPARISON_MARTS,
+    COMPARISONS,
+    DATASET_ORIGINS,
+    FITS,
+    ORIGIN_SOURCES,
+)
 
 REPORT_FILE = "report.md"
 
@@ -32,7 +38,10 @@ def markdown_image(png: bytes, alt: str) -> str:
 def _figure_asset(spec: FigureSpec) -> dg.AssetsDefinition:
     @dg.asset(
         key=report_key(spec.name),
-        deps=[*(dg.AssetKey(["analysis", m]) for m in spec.marts), dg.AssetKey(["marts", spec.fact])],
+        deps=[
+            *(dg.AssetKey(["analysis", m]) for m in spec.marts),
+            dg.AssetKey(ORIGIN_SOURCES[spec.fact][0].split(".")),
+        ],
         group_name=REPORT_GROUP,
         kinds={"python", "duckdb"},
         required_resource_keys={WAREHOUSE},
@@ -86,7 +95,7 @@ def _report_asset() -> dg.AssetsDefinition:
         deps=[
             *(report_key(spec.name) for spec in FIGURES),
             *(dg.AssetKey(["analysis", m]) for m in marts),
-            *(dg.AssetKey(["marts", f]) for f in FACTS),
+            *(dg.AssetKey(relation.split(".")) for relation, _ in ORIGIN_SOURCES.values()),
             *(fits_key(t) for t in FIT_TABLES),
         ],
         group_name=REPORT_GROUP,

@@ -98,10 +98,25 @@ _ORIGIN_COUNTS = """
     coalesce(sum(case when _data_origin = 'real' then 1 else 0 end), 0) as real_rows,
     coalesce(sum(case when _data_origin = 'synthetic' then 1 else 0 end), 0) as synthetic_rows"""
 
+# The fact of samples is counted where its one scan counted it, hour by hour: the report reads no sample.
+_SAMPLE_COUNTS = """
+    coalesce(sum(real_samples), 0) as real_rows,
+    coalesce(sum(synthetic_samples), 0) as synthetic_rows"""
+SAMPLE_ORIGINS = "analysis.utilization_hourly"
+
+# The relation each fact's rows are counted by origin in, and its count columns.
+ORIGIN_SOURCES: dict[str, tuple[str, str]] = {
+    "fct_job": ("marts.fct_job", _ORIGIN_COUNTS),
+    "fct_request": ("marts.fct_request", _ORIGIN_COUNTS),
+    "fct_node_metric": (SAMPLE_ORIGINS, _SAMPLE_COUNTS),
+    "fct_server_power": ("marts.fct_server_power", _ORIGIN_COUNTS),
+}
+
 
 def origin_sql(fact: str, where: str = "true") -> str:
     """Real and synthetic rows of ``marts.<fact>`` (one row: real_rows, synthetic_rows)."""
-    return f"select {_ORIGIN_COUNTS}\nfrom marts.{fact}\nwhere {where}"
+    relation, counts = ORIGIN_SOURCES[fact]
+    return f"select {counts}\nfrom {relation}\nwhere {where}"
 
 
 # One query per fact so that a fact that was never built leaves the others readable.
@@ -122,11 +137,10 @@ order by file_number
 """,
     "utilization": f"""
 select 'utilization samples (marts.fct_node_metric)' as dataset,
-    clusters.cluster_name || ', ' || samples.metric_level || ' metrics' as scope, {_ORIGIN_COUNTS}
-from marts.fct_node_metric as samples
-inner join marts.dim_cluster as clusters on samples.cluster_key = clusters.cluster_key
-group by clusters.cluster_name, samples.metric_level
-order by clusters.cluster_name, samples.metric_level
+    cluster_name || ', ' || metric_level || ' metrics' as scope, {_SAMPLE_COUNTS}
+from {SAMPLE_ORIGINS}
+group by cluster_name, metric_level
+order by cluster_name, metric_level
 """,
     "power": f"""
 select 'server power samples (marts.fct_server_power)' as dataset, ipmi_file as scope, {_ORIGIN_COUNTS}
@@ -136,7 +150,6 @@ order by ipmi_file
 """,
 }
 
-FACTS = ("fct_job", "fct_request", "fct_node_metric", "fct_server_power")
 
 # Published beside computed (the marts' published_* columns) ----------------------------------------------
 

@@ -488,3 +488,91 @@ def test_bare_dbt_build_creates_raw_and_quarantine_relations(built, tmp_path: Pa
     assert str(first[0][0]) == "2022-12-31 16:00:05"
     empty = rows(con, "select count(*) from raw.burstgpt__requests_without_fails")  # no files: empty, typed
     assert empty == [(0,)]
+
+
+def test_hour_bins_equal_the_samples_counted_one_by_one(built) -> None:
+    """The one scan of the samples (int_utilization_hour_bins) and what merges from it equal the fact counted
+    sample by sample: utilization_hourly `except all` the hours aggregated from fct_node_metric is empty both
+    ways, and each metric's histogram equals numpy's binning of the fact's values on the seed's grid."""
+    import numpy as np
+
+    _, con = built
+    hourly = """
+        select clusters.cluster_name, samples.metric, samples.metric_level, samples.unit,
+            cast(floor(epoch(samples.sample_time_utc) / 3600) as bigint) as hour_index,
+            count(*), count_if(samples._data_origin = 'real'), count_if(samples._data_origin = 'synthetic'),
+            count_if(samples.value = 0), round(sum(samples.value), 6), round(avg(samples.value), 6),
+            max(samples.value), samples._partition
+        from marts.fct_node_metric as samples
+        inner join marts.dim_cluster as clusters on samples.cluster_key = clusters.cluster_key
+        group by all
+    """
+    mart = """
+        select cluster_name, metric, metric_level, unit, hour_index, samples, real_samples, synthetic_samples,
+            zero_samples, round(value_sum, 6), round(mean_value, 6), max_value, _partition
+        from analysis.utilization_hourly
+    """
+    assert rows(con, f"select count(*) from ({hourly})")[0][0] > 0
+    assert rows(con, f"({hourly}) except all ({mart})") == []
+    assert rows(con, f"({mart}) except all ({hourly})") == []
+
+    grids = rows(
+        con, "select metric, scale, grid_kind, grid_min, grid_max, bins from analysis.utilization_grid"
+    )
+    checked = 0
+    for metric, scale, kind, low, high, bins in grids:
+        for (cluster,) in rows(
+            con, f"select distinct cluster_name from analysis.utilization_hourly where metric = '{metric}'"
+        ):
+            values = np.array(
+                [v for (v,) in rows(con, f"""
+                    select samples.value * {scale} from marts.fct_node_metric as samples
+                    inner join marts.dim_cluster as clusters on samples.cluster_key = clusters.cluster_key
+                    where clusters.cluster_name = '{cluster}' and samples.metric = '{metric}'""")]
+            )  # fmt: skip
+            if kind == "log2":
+                position = np.where(
+                    values > 0, np.log(np.maximum(values, 1e-300) / low) / np.log(high / low) * bins, -1
+                )
+            else:
+                position = (values - low) / (high - low) * bins
+            index = np.where(
+                position < 0, -1, np.where(values > high, bins, np.minimum(np.floor(position), bins - 1))
+            )
+            expected = dict(zip(*np.unique(index.astype(int), return_counts=True), strict=True))
+            counted = dict(
+                rows(con, f"""
+                    select bin_index, sum(samples) from analysis.utilization_histogram
+                    where cluster_name = '{cluster}' and metric = '{metric}' group by bin_index""")
+            )  # fmt: skip
+            assert counted == {int(k): int(v) for k, v in expected.items()}, (cluster, metric)
+            checked += 1
+    assert checked >= 3
+
+
+def test_the_sample_count_test_fails_on_one_wrong_partition(built, tmp_path: Path) -> None:
+    """utilization_hour_bins_count_every_sample checks the partitions a build names against the staged
+    counts (int_node_metric_series), not by recounting samples: it passes on 2023-07-19 as built, and with one
+    bin of that partition off by one it fails with that one row."""
+    settings, _ = built
+    copy = replace(settings, warehouse_dir=tmp_path / "warehouse")
+    copy.warehouse_dir.mkdir()
+    shutil.copyfile(settings.duckdb_path, copy.duckdb_path)
+    shutil.copytree(settings.lake_dir, copy.lake_dir)
+    # the lake models' views name their folder: rebuilt here, they read the copy's files
+    rebuilt = run_dbt(copy, "run", "--select", "int_utilization_hour_bins+", target=tmp_path / "t")
+    assert rebuilt.returncode == 0, rebuilt.stdout[-3000:]
+    test = ["test", "--select", "utilization_hour_bins_count_every_sample"]
+    test += ["--vars", "{partition_keys: ['2023-07-19']}"]
+    passed = run_dbt(copy, *test, target=tmp_path / "t")
+    assert passed.returncode == 0, passed.stdout[-3000:]
+
+    bins = copy.lake_dir / "models" / "int_utilization_hour_bins" / "_partition=2023-07-19" / "data_0.parquet"
+    duckdb.execute(
+        "copy (select * replace (samples + case when row_number() over () = 1 then 1 else 0 end as samples) "
+        f"from read_parquet('{bins}')) to '{tmp_path / 'wrong.parquet'}' (format parquet)"
+    )
+    shutil.move(tmp_path / "wrong.parquet", bins)
+    failed = run_dbt(copy, *test, target=tmp_path / "t")
+    assert failed.returncode != 0
+    assert "Got 1 result" in failed.stdout and "utilization_hour_bins_count_every_sample" in failed.stdout

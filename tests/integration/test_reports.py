@@ -25,7 +25,7 @@ from pipelines.defs.keys import REPORT_GROUP, WAREHOUSE, report_key
 from pipelines.defs.reports import REPORT_FILE, report_assets
 from pipelines.report import figures
 from pipelines.report.catalog import FIGURES
-from pipelines.report.queries import GPU_UTILIZATION, fetch
+from pipelines.report.queries import GPU_UTILIZATION, ORIGIN_SOURCES, fetch
 from pipelines.settings import PROJECT_ROOT, Settings, load_settings
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -95,11 +95,30 @@ def empty_jobs(built: Settings, tmp_path_factory: pytest.TempPathFactory) -> Mat
             "marts.fct_job", "marts.fct_node_metric", "marts.fct_server_power", "analysis.job_state_shares",
             "analysis.job_type_shares", "analysis.job_duration_cdf", "analysis.job_duration_percentiles",
             "analysis.utilization_percentiles", "analysis.utilization_histogram", "analysis.utilization_cdf",
-            "analysis.cluster_job_counts",
+            "analysis.utilization_hourly", "analysis.cluster_job_counts",
             *(f"analysis.{name}" for name in NOTEBOOK_JOB_FIGURES),
         ):  # fmt: skip
             _empty(con, table)
         con.execute("drop table analysis.gpu_num_cdf")
+    finally:
+        con.close()
+    return materialize_reports(settings)
+
+
+@pytest.fixture(scope="module")
+def without_samples(built: Settings, tmp_path_factory: pytest.TempPathFactory) -> Materialized:
+    """The built warehouse with the fact of samples and the views under it gone: what the report reads
+    instead are the marts that counted the samples once."""
+    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path_factory.mktemp("no-samples") / "warehouse")})
+    settings.warehouse_dir.mkdir(parents=True)
+    shutil.copyfile(built.duckdb_path, settings.duckdb_path)
+    con = duckdb.connect(str(settings.duckdb_path))
+    try:
+        for view in (
+            "marts.fct_node_metric", "intermediate.int_node_metrics_keyed", "staging.stg_acme__gpu_metrics",
+            "staging.stg_acme__node_metrics", "raw.acme__gpu_metrics", "raw.acme__node_metrics",
+        ):  # fmt: skip
+            con.execute(f"drop view {view} cascade")
     finally:
         con.close()
     return materialize_reports(settings)
@@ -124,7 +143,7 @@ def test_assets_are_in_group_reports_after_the_marts_they_read() -> None:
     for spec in FIGURES:
         deps = set(assets[report_key(spec.name)].asset_deps[report_key(spec.name)])
         assert {dg.AssetKey(["analysis", m]) for m in spec.marts} <= deps
-        assert dg.AssetKey(["marts", spec.fact]) in deps
+        assert dg.AssetKey(ORIGIN_SOURCES[spec.fact][0].split(".")) in deps
     report_deps = set(assets[report_key("report")].asset_deps[report_key("report")])
     assert {report_key(s.name) for s in FIGURES} <= report_deps
     assert dg.AssetKey(["analysis", "request_file_summary"]) in report_deps
@@ -247,6 +266,25 @@ def test_empty_or_missing_marts_draw_no_data(empty_jobs: Materialized) -> None:
     assert "| requests (marts.fct_request) | BurstGPT_1.csv (v1.1) | 400 | 0 | 400 |" in text
     assert "jobs (marts.fct_job)" not in text
     assert "### Jobs per cluster" in text and "No rows." in text
+
+
+@pytest.mark.slow
+def test_reports_read_no_sample(reports: Materialized, without_samples: Materialized) -> None:
+    """With every relation of samples dropped, each figure plots and states the same rows, and the report
+    counts the same samples per cluster: figures and report read marts only."""
+    for spec in FIGURES:
+        key = report_key(spec.name)
+        for field in ("rows_plotted", "source_rows_real", "source_rows_synthetic", f"rows_by_{spec.series}"):
+            assert without_samples.metadata[key][field] == reports.metadata[key][field], (spec.name, field)
+        assert "no_data" not in without_samples.metadata[key], spec.name
+    origins = [
+        r for r in reports.metadata[report_key("report")]["origin_by_dataset"] if "samples" in r["dataset"]
+    ]
+    assert origins and origins == [
+        r
+        for r in without_samples.metadata[report_key("report")]["origin_by_dataset"]
+        if "samples" in r["dataset"]
+    ]
 
 
 @pytest.mark.parametrize("spec", FIGURES, ids=lambda s: s.name)

@@ -1,83 +1,41 @@
 -- Grain: one cluster, utilization metric, lake partition and bin of the metric's fixed grid (the seed
--- utilization_grid): the samples in the bin. Histograms of partitions add up, so utilization_cdf merges them
--- and an incremental run recounts only the partitions it rebuilds. Bin -1 holds the samples below the grid,
--- bin `bins` those above it; a linear grid's bins are [lower, upper), its last one [lower, upper]. Edges are
--- rounded to 9 decimals, so engines agree on them to the digit.
+-- utilization_grid): the samples in the bin, merged from int_utilization_hour_bins' hours. Histograms of
+-- partitions add up, so utilization_cdf merges them and an incremental run recounts only the partitions it
+-- rebuilds. Bin -1 holds the samples below the grid, bin `bins` those above it; a linear grid's bins are
+-- [lower, upper), its last one [lower, upper]. Edges are rounded to 9 decimals, so engines agree on them to
+-- the digit.
 {{ config(**partition_replace_config()) }}
 
 with
 
-samples as (
-    select * from {{ ref('fct_node_metric') }}
-    where {{ partition_window() }}
-),
-
-clusters as (
-    select * from {{ ref('dim_cluster') }}
+bins as (
+    select * from {{ ref('int_utilization_hour_bins') }}
+    where {{ partition_window() }} and bin_index is not null
 ),
 
 grid as (
     select * from {{ ref('utilization_grid') }}
 ),
 
-scaled as (
+counted as (
     select
-        clusters.cluster_name,
-        samples.metric,
+        bins.cluster_name,
+        bins.metric,
         grid.plotted_unit,
         grid.grid_kind,
         grid.grid_min,
         grid.grid_max,
         grid.bins,
-        samples.value * grid.scale as plotted_value,
-        samples._data_origin,
-        samples._partition
-    from samples
-    inner join clusters on samples.cluster_key = clusters.cluster_key
-    inner join grid on samples.metric = grid.metric
-),
-
--- The bin's position on the grid, 0 at grid_min and `bins` at grid_max: linear, or in doublings on a log2 grid.
-positioned as (
-    select
-        *,
-        case
-            when grid_kind = 'log2' and plotted_value > 0
-                then ln(plotted_value / grid_min) / ln(grid_max / grid_min) * bins
-            when grid_kind = 'linear'
-                then (plotted_value - grid_min) / (grid_max - grid_min) * bins
-        end as position
-    from scaled
-),
-
-binned as (
-    select
-        *,
-        case
-            when position is null or position < 0 then -1
-            when plotted_value > grid_max then bins
-            else least(cast(floor(position) as {{ dbt.type_int() }}), bins - 1)
-        end as bin_index
-    from positioned
-),
-
-counted as (
-    select
-        cluster_name,
-        metric,
-        plotted_unit,
-        grid_kind,
-        grid_min,
-        grid_max,
-        bins,
-        bin_index,
-        count(*) as samples,
-        {{ count_where("_data_origin = 'real'") }} as real_samples,
-        {{ count_where("_data_origin = 'synthetic'") }} as synthetic_samples,
-        _partition
-    from binned
+        bins.bin_index,
+        sum(bins.samples) as samples,
+        sum(bins.real_samples) as real_samples,
+        sum(bins.synthetic_samples) as synthetic_samples,
+        bins._partition
+    from bins
+    inner join grid on bins.metric = grid.metric
     group by
-        cluster_name, metric, plotted_unit, grid_kind, grid_min, grid_max, bins, bin_index, _partition
+        bins.cluster_name, bins.metric, grid.plotted_unit, grid.grid_kind, grid.grid_min, grid.grid_max, grid.bins,
+        bins.bin_index, bins._partition
 ),
 
 -- A bin's edges from its index: grid_min + i * width, or grid_min * (grid_max / grid_min) ** (i / bins).
