@@ -73,7 +73,10 @@ binned as (
     select
         *,
         cast(
-            floor({{ epoch_seconds('sample_time_utc') }} / 3600) as {{ dbt.type_bigint() }}
+            floor(
+                {{ epoch_seconds('sample_time_utc') }}
+                / 3600
+            ) as {{ dbt.type_bigint() }}
         ) as hour_index,
         case
             when bins is null then null
