@@ -14,6 +14,14 @@ import re
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.livereload import LiveReloadServer
+    from mkdocs.structure.files import Files
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
@@ -88,7 +96,7 @@ def performance_page() -> str:
 GENERATED = {"configuration.md": configuration_page, "performance.md": performance_page}
 
 
-def on_files(files, config):  # noqa: ANN001, ANN201 (MkDocs hook signature)
+def on_files(files: Files, config: MkDocsConfig) -> Files:
     from mkdocs.structure.files import File
 
     for name, page in GENERATED.items():
@@ -99,7 +107,7 @@ def on_files(files, config):  # noqa: ANN001, ANN201 (MkDocs hook signature)
     return files
 
 
-def on_serve(server, config, builder):  # noqa: ANN001, ANN201 (MkDocs hook signature)
+def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
     for path in GENERATED_FROM:
         if path.exists():
             server.watch(str(path))
