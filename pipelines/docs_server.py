@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import quote, unquote, urlsplit
 
-from pipelines.settings import PROJECT_ROOT, Settings, load_settings
+from pipelines.settings import PROJECT_ROOT, Settings, child_environment, load_settings
 
 SERVED = ("docs", "report")  # folders of $WAREHOUSE_DIR the server shows
 DOCS_SOURCE = PROJECT_ROOT / "docs"  # the project's docs site: mkdocs.yml, pages/, hooks.py
@@ -89,7 +89,7 @@ def build_site(settings: Settings, source: Path = DOCS_SOURCE) -> Path:
     shutil.rmtree(fresh, ignore_errors=True)
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config), "-d", str(fresh)],
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        env=child_environment(settings, NO_MKDOCS_2_WARNING="1"),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
