@@ -90,7 +90,7 @@ def performance_page() -> str:
     # (which are not pages of this site) become their text and path.
     record = re.sub(r"^(#{1,5}) ", r"#\1 ", record, flags=re.MULTILINE)
     record = _LINK.sub(lambda m: f"{m.group(1)} (`benchmarks/results/{m.group(2)}`)", record)
-    return head + "## The latest record\n\n" + record
+    return head + record
 
 
 GENERATED = {"configuration.md": configuration_page, "performance.md": performance_page}

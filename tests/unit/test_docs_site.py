@@ -5,6 +5,7 @@ page carries the benchmark record or says it is missing."""
 from __future__ import annotations
 
 import html
+import importlib.util
 import os
 import re
 import subprocess
@@ -63,6 +64,18 @@ def test_the_performance_page_is_the_bench_record(site: Path) -> None:
         assert first_heading in text
     else:
         assert "missing" in text
+
+
+def test_a_missing_bench_record_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.spec_from_file_location("_docs_hooks", DOCS / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    monkeypatch.setattr(hooks, "BENCH_RECORD", tmp_path / "latest.md")
+    assert "`benchmarks/results/latest.md` is missing" in hooks.performance_page()
+    (tmp_path / "latest.md").write_text("# Results\n\nsee [the run](20261129.md)\n")
+    page = hooks.performance_page()
+    assert "## Results" in page and "the run (`benchmarks/results/20261129.md`)" in page
 
 
 def test_the_docs_say_what_is_not_how_it_came_to_be() -> None:
