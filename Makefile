@@ -14,7 +14,7 @@ PYTEST_WORKERS ?= 2
 help:
 	@echo "make run     install, then build every asset from the sample (offline) into ./warehouse"
 	@echo "make test    install, then run the whole test suite"
-	@echo "make dev     the Dagster UI on http://127.0.0.1:$(PORT) (PORT=...), the docs server beside it"
+	@echo "make dev     the Dagster UI on http://127.0.0.1:$(PORT) (PORT=...), the docs server (project docs too) beside it"
 	@echo "make lint    ruff and sqlfluff"
 	@echo "make system-deps  Debian's Chromium (browser tests) and a Java runtime (Spark); make test/dev run it"
 	@echo "make bench   benchmarks at scale 1.0 (median of 3 runs) -> benchmarks/results/latest.md"
@@ -60,6 +60,7 @@ run: install
 	$(UV) run --frozen trace-warehouse run
 
 dev: install system-deps
+	@$(UV) run --frozen python -m pipelines.docs_server
 	$(UV) run --frozen trace-warehouse dev --port $(PORT)
 
 test: install system-deps

@@ -1,4 +1,5 @@
-"""Great Expectations suites in code: one module per file family (DESIGN §1, §5).
+"""Great Expectations suites in code: one module per file family
+(docs/pages/ui.md, Validation).
 
 ``suite_for(family)`` returns a family's ``Suite`` (``expectations/rules.py``); which module holds it is
 the family registry's ``Family.suite``. Suite modules are plain data — importing them does not import

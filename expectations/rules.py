@@ -1,6 +1,6 @@
 """The vocabulary of the validation suites: rules, the GX expectation each one is, and the frames they run on.
 
-A **rule** is one documented invariant (DESIGN §5). Its ``name`` is stable: it is the Dagster check name and
+A **rule** is one documented invariant. Its ``name`` is stable: it is the Dagster check name and
 the ``rule`` value of quarantined rows. Its ``kind`` says what a violation means:
 
 - ``structural`` — the raw relation lacks an expected column or has it with another type: the check fails

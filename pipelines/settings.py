@@ -1,7 +1,8 @@
-"""The one place that reads the warehouse's settings (DESIGN §1), and the only module that reads the
-process environment.
+"""The one place that reads the warehouse's settings, and the only module that reads the process
+environment.
 
-Every setting comes from an environment variable (``SETTINGS_VARS`` lists them all); the CLI's flags
+Every setting comes from an environment variable (``SETTINGS_TABLE`` lists them all, with their defaults
+and meanings; ``SETTINGS_VARS`` is their names); the CLI's flags
 override the same variables (:func:`load_settings` ``overrides``), so the CLI, the Dagster UI and the tests
 resolve them identically. The resolved :class:`Settings` is then *passed* — to library functions as an
 argument, to Dagster assets through resources — never read again. Child processes that read the
@@ -30,14 +31,65 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com"
 DEFAULT_GITHUB_URL = "https://github.com"
 
-# Every variable the settings are read from (README → Configuration).
-SETTINGS_VARS: tuple[str, ...] = (
-    "WAREHOUSE_DIR", "TRACE_SOURCE", "TRACE_MIRROR_DIR", "TRACE_ENGINE", "TRACE_GITHUB_RAW_URL",
-    "TRACE_GITHUB_URL", "HF_ENDPOINT", "HF_TOKEN", "BURSTGPT_START_DATE", "DAGSTER_HOME", "DAGSTER_PORT",
-    "SPARK_THRIFT_HOST", "SPARK_THRIFT_PORT", "TRACE_DUCKDB_MEMORY_LIMIT", "SPARK_MASTER",
-    "SPARK_DRIVER_MEMORY", "SPARK_LOG_LEVEL", "SPARK_SHUFFLE_PARTITIONS", "TRACE_DOCS_PORT", "TRACE_DOCS_URL",
-    "TRACE_UTILIZATION_PERCENTILES", "TRACE_DROP_LANDED",
+
+@dataclass(frozen=True)
+class SettingVar:
+    """One environment variable the settings are read from: its CLI flag, default and meaning (Markdown)."""
+
+    name: str
+    default: str
+    meaning: str
+    flag: str = ""  # the CLI flag (or make variable) that overrides it, if any
+
+
+# Every variable the settings are read from, with its help text: the one list. The docs site's configuration
+# page is generated from it (docs/hooks.py); tests clear these variables so a developer's shell cannot leak in.
+SETTINGS_TABLE: tuple[SettingVar, ...] = (
+    SettingVar("WAREHOUSE_DIR", "`./warehouse`", "everything the pipeline writes"),
+    SettingVar("TRACE_SOURCE", "`sample`", "where the files come from: `sample` · `mirror` · `remote`",
+               "`run --source`"),
+    SettingVar("TRACE_MIRROR_DIR", "`$WAREHOUSE_DIR/sample-mirror` for `sample`",
+               "mirror root (required for `mirror`)", "`run --mirror`"),
+    SettingVar("TRACE_ENGINE", "`duckdb`", "`duckdb` · `spark`: the dbt target the models build on",
+               "`run --engine`"),
+    SettingVar("TRACE_GITHUB_RAW_URL", "`https://raw.githubusercontent.com`", "GitHub raw endpoint"),
+    SettingVar("TRACE_GITHUB_URL", "`https://github.com`", "GitHub releases endpoint"),
+    SettingVar("HF_ENDPOINT", "huggingface_hub's default", "HuggingFace endpoint"),
+    SettingVar("HF_TOKEN", "unset", "HuggingFace token (never logged)"),
+    SettingVar("BURSTGPT_START_DATE", "unset",
+               "calendar date (`YYYY-MM-DD`) of BurstGPT day 0, which upstream does not publish; unset, the "
+               "marts and figures say “day N” and relative weekdays"),
+    SettingVar("DAGSTER_HOME", "`$WAREHOUSE_DIR/.dagster`", "the one Dagster instance (CLI, UI, tests)"),
+    SettingVar("DAGSTER_PORT", "`3000`", "UI port, bound to 127.0.0.1", "`dev --port`, `make dev PORT=`"),
+    SettingVar("TRACE_DOCS_PORT", "`3001`",
+               "port of the docs server (`trace-warehouse docs`, started by `make dev`), bound to 127.0.0.1",
+               "`docs --port`"),
+    SettingVar("TRACE_DOCS_URL", "`http://127.0.0.1:$TRACE_DOCS_PORT`",
+               "where the UI's docs and report links point (e.g. behind a proxy)"),
+    SettingVar("TRACE_DROP_LANDED", "`0`",
+               "`1`: delete a landed CSV once its Parquet is published (halves the disk a full load needs). Its "
+               "landing-manifest document keeps size, sha256, ETag/mtime and says `dropped`, so an unchanged "
+               "upstream file is not fetched again and its load is skipped; a changed one lands and loads, then "
+               "is dropped again. A lost lake file whose landed copy was dropped is a load error naming the "
+               "file (delete its `manifest/<path>.json` to land it again)"),
+    SettingVar("TRACE_DUCKDB_MEMORY_LIMIT", "`768MB`",
+               "DuckDB's memory cap in dbt builds; bigger sorts and joins spill to `trace.duckdb.tmp/`. Exact "
+               "percentiles cannot spill: `utilization_percentiles` over a week of GPU_UTIL at 293 nodes needs "
+               "`8GB` with `TRACE_UTILIZATION_PERCENTILES=exact`"),
+    SettingVar("TRACE_UTILIZATION_PERCENTILES", "`auto`",
+               "`exact`: `utilization_percentiles` interpolates over every value (memory grows with the data); "
+               "`binned`: its percentiles are read off `analysis.utilization_cdf` — the upper edge of the bin "
+               "holding the exact percentile, `percentile_error` = the bin's width, bounded memory at any scale; "
+               "`auto`: exact up to 20 M utilization samples, binned beyond. The `percentile_method` column "
+               "says which"),
+    SettingVar("SPARK_THRIFT_HOST", "unset → local session", "host of a Spark Thrift server for the `spark` engine"),
+    SettingVar("SPARK_THRIFT_PORT", "unset", "port of that Thrift server"),
+    SettingVar("SPARK_MASTER", "`local[*]`", "Spark master (local session and the Thrift launcher)"),
+    SettingVar("SPARK_DRIVER_MEMORY", "`2g`", "Spark driver memory"),
+    SettingVar("SPARK_SHUFFLE_PARTITIONS", "`2`", "`spark.sql.shuffle.partitions`"),
+    SettingVar("SPARK_LOG_LEVEL", "unset (each launcher's own)", "Spark's log level"),
 )  # fmt: skip
+SETTINGS_VARS: tuple[str, ...] = tuple(var.name for var in SETTINGS_TABLE)
 PERCENTILE_MODES = ("auto", "exact", "binned")
 
 
@@ -74,7 +126,7 @@ class Settings:
     # unchanged upstream file is still not fetched again (opt-in: halves the disk a full load needs).
     drop_landed: bool = False
 
-    # Paths under $WAREHOUSE_DIR (DESIGN §1) ------------------------------------------------------
+    # Paths under $WAREHOUSE_DIR ------------------------------------------------------------------
     @property
     def landing_dir(self) -> Path:
         return self.warehouse_dir / "landing"

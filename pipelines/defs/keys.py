@@ -1,4 +1,4 @@
-"""Asset keys, group names and resource keys: one word follows a family through every layer (DESIGN §1)."""
+"""Asset keys, group names and resource keys: one word follows a family through every layer."""
 
 from typing import Any
 

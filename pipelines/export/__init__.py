@@ -1,3 +1,3 @@
-"""Replay exports: windows of the marts in the formats that trace-replay tools read (README → Replay
+"""Replay exports: windows of the marts in the formats that trace-replay tools read (docs/pages/exports-and-fits.md, Replay
 exports). ``formats`` holds one entry per format, ``window`` parses ``--window``, ``hash_ids`` the Mooncake
 block rule, ``writer`` writes a file and its sidecar."""

@@ -1,4 +1,4 @@
-"""Partition keys of the raw layer (DESIGN §1). Keys are strings; the lake column is ``_partition``.
+"""Partition keys of the raw layer (docs/pages/architecture.md, Partitions). Keys are strings; the lake column is ``_partition``.
 
 - AcmeTrace jobs: month of ``submit_time`` in UTC, ``YYYY-MM``.
 - BurstGPT requests: day index ``Timestamp // 86400``, zero-padded to four digits (``0000``).

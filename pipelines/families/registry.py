@@ -1,4 +1,4 @@
-"""The file families: the one list every layer derives its per-family facts from (DESIGN §1).
+"""The file families: the one list every layer derives its per-family facts from.
 
 A :class:`Family` says where its files come from (fixed upstream files, or discovery from the utilization
 listing), how to read them (:mod:`pipelines.families.schemas`), how they are partitioned, which columns

@@ -5,7 +5,7 @@ Fixed paths for the GitHub files and the BurstGPT release assets are listed with
 or a mirror folder), because which metrics exist and which are split into ``<METRIC>-2023-*.csv`` pieces
 is not documented upstream.
 
-A file is named everywhere by its **mirror path** (DESIGN §1), which is also its path under
+A file is named everywhere by its **mirror path** (docs/pages/architecture.md, Mirror layout), which is also its path under
 ``$WAREHOUSE_DIR/landing/``.
 """
 

@@ -1,4 +1,4 @@
-"""The one way to read the lake from DuckDB: ``read_parquet`` with ``_partition`` as text (DESIGN §1).
+"""The one way to read the lake from DuckDB: ``read_parquet`` with ``_partition`` as text.
 
 Hive partition folders are ``_partition=<key>``; the key is read as VARCHAR on every engine, or
 ``2023-07-01`` would become a DATE and ``0005`` an integer. Files of one family may differ in columns

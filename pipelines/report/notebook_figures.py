@@ -1,4 +1,4 @@
-"""Figures of the notebook marts (issue 15, section 1): per-type duration and queueing-delay CDFs, final
+"""Figures of the notebook marts: per-type duration and queueing-delay CDFs, final
 states within each job type, hourly cluster occupancy, GPU-hours over users and BurstGPT token throughput. The same drawing rules as ``figures``: matplotlib's
 object API on Agg, imported inside the functions, "no data" on an empty frame, the origin footer."""
 

@@ -1,5 +1,5 @@
 """The upstream AcmeTrace notebook (``analysis.ipynb``) figure by figure: which analysis mart holds it and
-which report figure draws it, as a section of report.md (the README's table says the same)."""
+which report figure draws it, as a section of report.md (the SQL cookbook's table, docs/pages/sql.md, says the same)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The SQL of the notebook marts' figures (issue 15, section 1), beside ``queries``."""
+"""The SQL of the notebook marts' figures, beside ``queries``."""
 
 from __future__ import annotations
 

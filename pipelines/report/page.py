@@ -288,8 +288,8 @@ FITS_TABLES: tuple[tuple[str, str, tuple[Column, ...]], ...] = (
 def fits_section(fits: Mapping[str, pd.DataFrame]) -> str:
     parts = [
         "## Fitted arrival and token-length models",
-        "BurstGPT's requests per model and log type, fitted in the warehouse (README → Arrival and length "
-        "fits: the estimators, the 1-s clock, and how a row becomes vLLM's `--request-rate` and "
+        "BurstGPT's requests per model and log type, fitted in the warehouse (docs/pages/exports-and-fits.md, "
+        "Arrival and length fits: the estimators, the 1-s clock, and how a row becomes vLLM's `--request-rate` and "
         "`--burstiness`). A *synthetic* or *mixed* row describes generated requests, not BurstGPT.",
     ]
     for key, title, columns in FITS_TABLES:

@@ -1,4 +1,4 @@
-"""The warehouse's landing manifest: one JSON document per landed file (DESIGN §1 "manifest").
+"""The warehouse's landing manifest: one JSON document per landed file.
 
 ``$WAREHOUSE_DIR/manifest/<mirror path>.json`` says where a file in ``landing/`` came from (URL or mirror
 path), its bytes and sha256, whether its lines are real or synthetic, and the remote version it was fetched
@@ -30,7 +30,7 @@ class LandingManifestError(ValueError):
 
 @dataclass(frozen=True)
 class LandedFile:
-    mirror_path: str  # also the path under landing/ (DESIGN §1)
+    mirror_path: str  # also the path under landing/
     family: str  # Family.key
     path: Path  # the landed file
     url: str  # where it came from: URL (remote) or the mirror file's full path (mirror/sample)

@@ -1,4 +1,4 @@
-"""A mirror's ``MANIFEST.json`` (DESIGN §1): which files it holds, their bytes and hashes, and which lines
+"""A mirror's ``MANIFEST.json`` (docs/pages/architecture.md, Mirror layout): which files it holds, their bytes and hashes, and which lines
 are real upstream data versus synthetic.
 
 ``{"files": {"<mirror path>": {"bytes": n, "sha256": "…", "origin": "synthetic"|"real"|"mixed",

@@ -11,7 +11,8 @@ The views hold no data: refreshing them is cheap, so a writer refreshes every vi
 touched (call under :func:`pipelines.warehouse.db.writer`). A view whose body is unchanged (its SQL's hash
 is the view's comment) is not re-created, so a refresh that changed no view leaves ``trace.duckdb``
 untouched and the writer does not copy it to the reader snapshot again. dbt's ``on-run-start`` macro
-``create_raw_relations`` makes the same relations for a bare ``dbt build`` and on Spark (DESIGN §8).
+``create_raw_relations`` makes the same relations for a bare ``dbt build`` and on Spark
+(docs/pages/architecture.md, Spark).
 """
 
 from __future__ import annotations

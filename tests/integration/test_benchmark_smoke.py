@@ -1,5 +1,5 @@
 """The benchmark harness end to end at a tiny scale: it writes its results with every expected key, and a
-calibration table with published values. Never a timing assertion (DESIGN §9: speed only in benchmarks/).
+calibration table with published values. Never a timing assertion (speed only in benchmarks/).
 
 The engine phases (validation, dbt, reports, the Dagster graph) and the utilization load are skipped to
 keep this under a minute; `make bench-smoke` runs every phase.

@@ -1,4 +1,4 @@
-"""A small HTTP server on 127.0.0.1 that serves a mirror folder the way the upstreams do (DESIGN §1).
+"""A small HTTP server on 127.0.0.1 that serves a mirror folder the way the upstreams do.
 
 URL schemes (all on one ephemeral port, so ``TRACE_GITHUB_RAW_URL``, ``TRACE_GITHUB_URL`` and
 ``HF_ENDPOINT`` can all point at it — see :meth:`MirrorServer.env`):

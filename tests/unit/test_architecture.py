@@ -1,4 +1,4 @@
-"""The layering the code promises (README → Architecture), read from the source with ``ast``:
+"""The layering the code promises (docs/pages/architecture.md), read from the source with ``ast``:
 
 - only ``pipelines/defs/``, ``pipelines/definitions.py``, ``pipelines/run.py`` and ``pipelines/cli.py``
   import Dagster (``dagster``, ``dagster_dbt``, …): the library under them runs without it;

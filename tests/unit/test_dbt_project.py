@@ -168,7 +168,7 @@ def test_engine_specific_macros_live_in_platform() -> None:
         )
 
 
-# --- Spark target (issue 7) -------------------------------------------------------------------------------
+# --- Spark target ---------------------------------------------------------------------------------------
 
 
 def render_profile(value: str, env: dict[str, str]) -> str:

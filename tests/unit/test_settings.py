@@ -1,4 +1,4 @@
-"""Settings resolution (DESIGN §1): defaults, paths against the project root, and clear errors."""
+"""Settings resolution: defaults, paths against the project root, and clear errors."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 {#-
-  Make every raw and quarantine relation exist before a build (DESIGN §8), on each engine its own way.
+  Make every raw and quarantine relation exist before a build, on each engine its own way.
 
   The sources `raw` and `quarantine` (models/staging/_raw__sources.yml) list one table per file family;
   their lake folders are <lake>/<source>/<family>/_partition=<key>/*.parquet. A family with files gets a

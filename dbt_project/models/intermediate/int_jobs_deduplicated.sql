@@ -1,4 +1,4 @@
--- One row per (cluster, job id): of repeated job ids the first by _row_number is kept (DESIGN §5);
+-- One row per (cluster, job id): of repeated job ids the first by _row_number is kept;
 -- duplicate_rows counts the others, over the whole family (not per partition).
 with
 

@@ -1,0 +1,114 @@
+"""MkDocs hooks of the project's docs site: the pages generated from the repository at build time.
+
+- ``configuration.md``: the prose of ``docs/configuration.in.md`` with the settings table written from
+  ``pipelines.settings.SETTINGS_TABLE`` (the one list of variables, defaults and meanings) at its marker;
+- ``performance.md``: the benchmark record ``benchmarks/results/latest.md`` as ``make bench`` wrote it.
+
+Nothing runs at import time: MkDocs calls the ``on_*`` functions during a build.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.livereload import LiveReloadServer
+    from mkdocs.structure.files import Files
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+CONFIGURATION_SOURCE = DOCS / "configuration.in.md"
+SETTINGS_MODULE = ROOT / "pipelines" / "settings.py"
+BENCH_RECORD = ROOT / "benchmarks" / "results" / "latest.md"
+TABLE_MARKER = "<!-- settings-table -->"
+
+# Every file a generated page is made of (the docs server rebuilds the site when one is newer than it).
+GENERATED_FROM = (CONFIGURATION_SOURCE, SETTINGS_MODULE, BENCH_RECORD)
+
+
+def _settings_module() -> ModuleType:
+    """``pipelines/settings.py`` loaded by path, so a build needs neither the package installed nor its
+    imports (the module imports only the standard library)."""
+    spec = importlib.util.spec_from_file_location("_trace_warehouse_settings", SETTINGS_MODULE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve the module of their annotations
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(spec.name, None)
+    return module
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ") or "—"
+
+
+def settings_table() -> str:
+    """The settings as a Markdown table: variable, CLI flag, default, meaning."""
+    rows = [
+        "| variable | CLI flag | default | meaning |",
+        "|---|---|---|---|",
+        *(
+            f"| `{var.name}` | {_cell(var.flag)} | {_cell(var.default)} | {_cell(var.meaning)} |"
+            for var in _settings_module().SETTINGS_TABLE
+        ),
+    ]
+    return "\n".join(rows)
+
+
+def configuration_page() -> str:
+    text = CONFIGURATION_SOURCE.read_text(encoding="utf-8")
+    if TABLE_MARKER not in text:
+        raise ValueError(f"{CONFIGURATION_SOURCE} has no {TABLE_MARKER} line for the settings table")
+    return text.replace(TABLE_MARKER, settings_table())
+
+
+_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\((?!https?://|#)([^)\s]+)\)")
+
+
+def performance_page() -> str:
+    head = (
+        "# Performance\n\n"
+        "This page is generated from `benchmarks/results/latest.md`, which `make bench` writes (every stage "
+        "at scale 1.0, three runs, medians; `make bench-smoke` runs the same at scale 0.01 into "
+        "`benchmarks/results/smoke/`). How the benchmarks measure, and why, is on the "
+        "[Architecture](architecture.md#measuring) page. Tests never assert on time.\n\n"
+    )
+    if not BENCH_RECORD.exists():
+        return head + "No benchmark record: `benchmarks/results/latest.md` is missing. Run `make bench`.\n"
+    record = BENCH_RECORD.read_text(encoding="utf-8")
+    # The record is a page of its own: its headings go one level down, its links to other result files
+    # (which are not pages of this site) become their text and path.
+    record = re.sub(r"^(#{1,5}) ", r"#\1 ", record, flags=re.MULTILINE)
+    record = _LINK.sub(lambda m: f"{m.group(1)} (`benchmarks/results/{m.group(2)}`)", record)
+    return head + record
+
+
+GENERATED = {"configuration.md": configuration_page, "performance.md": performance_page}
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    from mkdocs.structure.files import File
+
+    for name, page in GENERATED.items():
+        existing = files.get_file_from_path(name)
+        if existing is not None:
+            files.remove(existing)
+        files.append(File.generated(config, name, content=page()))
+    return files
+
+
+def on_serve(server: LiveReloadServer, config: MkDocsConfig, builder: Callable[..., Any]) -> LiveReloadServer:
+    for path in GENERATED_FROM:
+        if path.exists():
+            server.watch(str(path))
+    return server
