@@ -20,7 +20,7 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
         deps=[upstream_key(fam.key)],
         group_name=LANDING_GROUP,
         kinds={"csv"},
-        description=f"Upstream CSV files of `{fam.catalog_name}` copied into landing/: {fam.description}.",
+        description=f"Upstream CSV files of `{fam.catalog_name}` landed in landing/ (a mirror file linked, a download written): {fam.description}.",
         tags={"source": fam.source},
         required_resource_keys={WAREHOUSE, TRACE_SOURCE},
         check_specs=[file_check_spec(FILES_LANDED, landing_key(fam.key))],

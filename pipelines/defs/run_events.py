@@ -27,9 +27,9 @@ from pipelines.progress import (
 
 # The run tags of a partition range (Dagster's own names; not exported by its public API).
 RANGE_START_TAG, RANGE_END_TAG = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
-# The landing asset's progress lines (pipelines/sources/landing.py): "copied|downloaded PATH (N bytes)",
+# The landing asset's progress lines (pipelines/sources/landing.py): "linked|downloaded PATH (N bytes)",
 # "downloading PATH: N of M bytes (p %)".
-_LANDED = re.compile(r"^(?:copied|downloaded) (?P<file>\S+) \((?P<bytes>\d+) bytes\)")
+_LANDED = re.compile(r"^(?:linked|downloaded) (?P<file>\S+) \((?P<bytes>\d+) bytes\)")
 _DOWNLOADING = re.compile(r"^downloading (?P<file>\S+): (?P<bytes>\d+)")
 
 Sink = Callable[[ProgressEvent], None]

@@ -5,6 +5,7 @@ This is what the raw asset (``pipelines/defs/raw.py``) and the benchmarks run; i
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 
@@ -64,6 +65,10 @@ def load_family(
     out = FamilyLoad()
     for src in landed_sources(settings, family_key, partitions):
         say(f"loading {src.upstream.mirror_path}")
+        moved = moved_since_landing(settings, src)
+        if moved:
+            out.errors.append(LoadError(src.path, moved))
+            continue
         try:
             result = load_file(settings, src)
         except LoadError as exc:
@@ -94,6 +99,24 @@ def load_family(
         refresh_views(con, settings, [family_key])
         out.pending = add_pending(settings, family_key, out.changed)
     return out
+
+
+def moved_since_landing(settings: Settings, src: SourceFile) -> str | None:
+    """Why a file landed as a link to a mirror file cannot be loaded: the mirror file's size or mtime is no
+    longer what was verified at landing (None when it is, or when the landed file is a copy)."""
+    if not src.path.is_symlink():
+        return None
+    landed = read_landed(settings, src.upstream.mirror_path)
+    try:
+        st = src.path.stat()
+    except FileNotFoundError:
+        return f"the mirror file it links to is gone ({os.readlink(src.path)}): restore it, or land it again"
+    if landed is None or (st.st_size, st.st_mtime_ns) != (landed.bytes, landed.source_mtime_ns):
+        return (
+            "the mirror file changed after it was landed and verified; run again to land (verify) and load "
+            "what it holds now"
+        )
+    return None
 
 
 def drop_landed_copy(settings: Settings, state: FileLoadState) -> bool:

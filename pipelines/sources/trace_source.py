@@ -1,7 +1,8 @@
 """Where upstream files come from: one :class:`TraceSource` per ``TRACE_SOURCE`` mode.
 
-- :class:`MirrorSource` (``mirror``): copy from ``TRACE_MIRROR_DIR/<mirror path>``; a file whose size and
-  mtime match what the landing manifest recorded (and whose landed copy is intact) is not copied again.
+- :class:`MirrorSource` (``mirror``): verify ``TRACE_MIRROR_DIR/<mirror path>`` in place and land it as a link
+  to it (no copy: the mirror already is a local file); a file whose size and mtime match what the landing
+  manifest recorded (and whose link is intact) is not verified again.
 - :class:`SampleSource` (``sample``): the generated mirror, created on first use, then as ``mirror``.
 - :class:`RemoteSource` (``remote``): GitHub raw, GitHub releases and HuggingFace
   (``UpstreamFile.url``), downloaded with :mod:`pipelines.sources.http_download` — resumable, retried, and
@@ -28,7 +29,7 @@ from pipelines.sources import huggingface
 from pipelines.sources import mirror_manifest as mm
 from pipelines.sources.http_download import DownloadError, HttpOptions, RemoteState, download, fetch_bytes
 from pipelines.sources.manifest import LandedFile, is_intact, landed_record
-from pipelines.sources.verify import InvalidContent, Verifier, copy_file, publish
+from pipelines.sources.verify import InvalidContent, Verifier, link
 
 Progress = Callable[[str], None]
 PARTIAL_DIR = ".partial"
@@ -163,17 +164,16 @@ class MirrorSource(TraceSource):
                 dropped=previous.dropped and not dest.exists(),
             )  # fmt: skip
         verifier = Verifier(file, file.url(self.settings), entry, published=False)
-        tmp = run.partial_dir / (file.mirror_path + ".copy")
-        tmp.parent.mkdir(parents=True, exist_ok=True)
         try:
-            copy_file(src, tmp)
-            verifier(tmp)
-            publish(tmp, dest)
+            verifier(src)
         except InvalidContent as exc:
             raise FetchError(file.mirror_path, str(src), str(exc)) from None
-        finally:
-            tmp.unlink(missing_ok=True)
-        run.say(f"copied {file.mirror_path} ({verifier.size} bytes)")
+        if src.stat().st_mtime_ns != st.st_mtime_ns or verifier.size != st.st_size:
+            raise FetchError(file.mirror_path, str(src), "the file changed while it was verified: run again")
+        tmp = run.partial_dir / (file.mirror_path + ".link")
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        link(src, tmp, dest)
+        run.say(f"linked {file.mirror_path} ({verifier.size} bytes)")
         return landed_record(
             file, dest, str(src), entry, size=verifier.size, sha256=verifier.sha256,
             source_mtime_ns=st.st_mtime_ns,

@@ -88,14 +88,10 @@ class Verifier:
         return check
 
 
-def copy_file(src: Path, dst: Path) -> None:
-    with open(src, "rb") as fin, open(dst, "wb") as fout:
-        while chunk := fin.read(CHUNK):
-            fout.write(chunk)
-
-
-def publish(tmp: Path, dest: Path) -> None:
-    """Atomically move a verified temp file onto its landing path, read-only (landing is immutable)."""
-    tmp.chmod(0o444)
+def link(src: Path, tmp: Path, dest: Path) -> None:
+    """Atomically make ``dest`` a symbolic link to ``src`` (absolute), through ``tmp``: a mirror file is landed
+    in place, not copied; its size and mtime at landing are recorded, and the load refuses it if they moved."""
+    tmp.unlink(missing_ok=True)
+    os.symlink(src.resolve(), tmp)
     dest.parent.mkdir(parents=True, exist_ok=True)
     os.replace(tmp, dest)

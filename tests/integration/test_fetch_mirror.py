@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.lake.family_load import load_family
 from pipelines.settings import Settings, load_settings
 from pipelines.sources import mirror_manifest as mm
 from pipelines.sources.landing import LandingResult, land_files, list_utilization
@@ -70,8 +71,7 @@ def test_copies_every_file_and_writes_one_manifest_document_each(
         assert (landed.bytes, landed.sha256, landed.changed) == (len(files[mp]), sha(files[mp]), True)
         assert landed.url == str(root / mp)
         assert landed.source_mtime_ns == (root / mp).stat().st_mtime_ns
-        assert not dest.stat().st_mode & 0o222  # landing is immutable
-        assert not os.path.samefile(dest, root / mp)  # a copy, not a link
+        assert dest.is_symlink() and os.path.samefile(dest, root / mp)  # linked in place, not copied
         doc = json.loads((settings.manifest_dir / (mp + ".json")).read_text())
         assert doc["mirror_path"] == mp and doc["sha256"] == sha(files[mp]) and doc["bytes"] == len(files[mp])
         assert doc["family"] == landed.family and doc["fetched_at"].endswith("+00:00")
@@ -134,8 +134,12 @@ def test_edited_mirror_file_that_no_longer_matches_its_manifest_is_a_clear_error
     message = str(result.errors[0])
     assert SEREN_JOBS in message and str(root / SEREN_JOBS) in message
     assert sha(edited) in message and sha(files[SEREN_JOBS]) in message and "MANIFEST.json" in message
-    assert (settings.landing_dir / SEREN_JOBS).read_bytes() == files[SEREN_JOBS]  # the good copy stays
+    # what was landed and verified is still what the manifest records, and the edited file is not loaded
+    assert read_landed(settings, SEREN_JOBS).sha256 == sha(files[SEREN_JOBS])
     assert [f.mirror_path for f in result.landed] == [KALOS_JOBS]
+    loaded = load_family(settings, "acme__seren_jobs")
+    assert [e.path for e in loaded.errors] == [str(settings.landing_dir / SEREN_JOBS)]
+    assert "changed after it was landed" in str(loaded.errors[0]) and not loaded.results
 
 
 def test_a_bad_file_never_reaches_a_fresh_landing_folder(
