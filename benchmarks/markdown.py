@@ -177,7 +177,7 @@ def _full_shape(doc: dict[str, Any]) -> list[str]:
         p for fam in (load.get("detail") or {}).get("families", {}).values() for p in fam.get("parsers", [])
     )
     return [
-        "## Full shape: one real-shaped utilization file (issue 12)",
+        "## Full shape: one real-shaped utilization file",
         "",
         f"`{f['file']}` (SYNTHETIC; the real shape at scale 1.0): {f['bytes']:,} bytes, {f['lines']:,} lines (header included) × {f['columns']:,} "
         f"columns ({f['nodes']} nodes × 8 GPUs + Time, {f['days']} days of 15-s samples). Loader path: "

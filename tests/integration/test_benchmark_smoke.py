@@ -66,8 +66,9 @@ def doc(results: Path) -> dict:
 
 
 def test_files_written(results: Path) -> None:
-    stamped = [p for p in results.glob("*.json") if p.name != "latest.json"]
+    stamped = list((results / "history").glob("*.json"))
     assert len(stamped) == 1
+    assert stamped[0].name.split("-")[1].removesuffix(".json")  # <UTC timestamp>-<commit>[-dirty].json
     assert json.loads(stamped[0].read_text("utf-8")) == json.loads(
         (results / "latest.json").read_text("utf-8")
     )
