@@ -6,6 +6,7 @@ benchmark, so machine noise largely cancels: a ratio is more telling than either
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -435,6 +436,25 @@ def verdict(measured: float | None, limit: float, unit: str) -> tuple[bool | Non
     )
 
 
+def _stages_behind(key: str, stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio]) -> list[str]:
+    """The stages a target's measure is computed from (named in its basis or its ratio's terms)."""
+    kind, name, *_ = MEASURED_BY[key].split(".")
+    if kind == "stages":
+        return [name]
+    ratio = ratios[name]
+    words = re.findall(r"[a-z0-9_.]+", f"{ratio.numerator} {ratio.denominator}")
+    return list(dict.fromkeys(w.split(".")[0] for w in words if w.split(".")[0] in stages))
+
+
+def why_not_measured(key: str, stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio]) -> str:
+    """Why a target has no measure: the first stage behind it that did not run ok, with its reason."""
+    for name in _stages_behind(key, stages, ratios):
+        stage = stages[name]
+        if not stage.ok_runs:
+            return f"`{name}` {stage.status}" + (f": {stage.note}" if stage.note else "")
+    return "its stages ran, but the measure could not be computed from them"
+
+
 def evaluate_targets(
     stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio], scale: float
 ) -> list[dict[str, Any]]:
@@ -442,6 +462,8 @@ def evaluate_targets(
     for target in TARGETS:
         measured, basis = _measured(target.key, stages, ratios)
         passed, text = verdict(measured, target.limit, target.unit)
+        if measured is None:
+            text += f" — {why_not_measured(target.key, stages, ratios)}"
         if target.full_scale_only and scale < FULL_SCALE and measured is not None:
             text += f" — defined at scale 1.0, measured at {scale:g}"
         out.append(
