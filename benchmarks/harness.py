@@ -123,7 +123,7 @@ class Benchmark:
         o = self.options
         params = {"scale": o.scale, "util_nodes": o.util_nodes, "util_days": o.util_days,
                   "gpu_util_days": o.gpu_util_days, "seed": o.seed}  # fmt: skip
-        for i in range(o.runs):
+        for i in range(o.runs_of("generate")):
             out = self.mirror if i == 0 else self.work / f"mirror-run{i + 1}"
             rec = self._record("generate", self.runner.run("generate", {**params, "out": str(out)}, {}))
             if out != self.mirror:
@@ -179,8 +179,9 @@ class Benchmark:
                 self._record("fetch", rec)
                 warehouses.remove(wh)
 
-    def _build_run(self, wh: Path, mirror: Path, probe: bool) -> None:
-        """One pass of load → validate → dbt build → report on a reset warehouse."""
+    def _build_run(self, wh: Path, mirror: Path, probe: bool, index: int = 0) -> None:
+        """One pass of load → validate → dbt build → report on a reset warehouse (the Spark build only in
+        the first ``--expensive-runs`` passes)."""
         warehouses.reset(wh)
         env = warehouses.warehouse_env(wh, mirror)
         families = {"families": list(workload.WORKLOAD_FAMILIES)}
@@ -194,6 +195,8 @@ class Benchmark:
         for key in BUILD_STAGES:
             if key != "load" and (self._skipped(key) or self._unavailable(key)):
                 continue
+            if index >= self.options.runs_of(key):
+                continue
             rec = self._record(key, self.runner.run(key, params[key], env), probe)
             if key == "load" and not rec.ok:
                 return
@@ -201,12 +204,12 @@ class Benchmark:
     def build(self, wh: Path, tiny: Path) -> None:
         files = workload.workload_files()
         warehouses.land(wh, self.mirror, files)
-        for _ in range(self.options.runs):
-            self._build_run(wh, self.mirror, probe=False)
+        for i in range(self.options.runs):
+            self._build_run(wh, self.mirror, probe=False, index=i)
         if self.options.probe_runs > 0:
             warehouses.land(tiny, self.tiny_mirror, files)
-        for _ in range(self.options.probe_runs):
-            self._build_run(tiny, self.tiny_mirror, probe=True)
+        for i in range(self.options.probe_runs):
+            self._build_run(tiny, self.tiny_mirror, probe=True, index=i)
         for key in ("validate", "dbt_build", "dbt_build_spark", "report"):
             if self._skipped(key):
                 self._mark_skipped((key,), "--skip")
