@@ -409,7 +409,7 @@ class Benchmark:
         if main_mirror:
             self.generate()
         else:
-            self._mark_skipped(("generate", *BUILD_STAGES), "--only")
+            self._mark_skipped(("generate", *BUILD_STAGES), f"--only {','.join(sorted(self.options.only))}")
         self._phase("fetch", self.fetch)
         wh, tiny = self.work / "wh-workload", self.work / "wh-tiny"
         if main_mirror:
@@ -426,7 +426,10 @@ class Benchmark:
     def _phase(self, phase: str, step: Callable[[], None]) -> None:
         keys = BUILD_STAGES if phase == "load" else PHASE_STAGES[phase]
         if self._skipped(phase):
-            self._mark_skipped(keys, "--skip")
+            only = self.options.only
+            self._mark_skipped(
+                keys, f"--only {','.join(sorted(only))}" if only and phase not in only else "--skip"
+            )
             return
         say(f"phase {phase}")
         try:

@@ -436,8 +436,19 @@ def verdict(measured: float | None, limit: float, unit: str) -> tuple[bool | Non
     )
 
 
+# Targets whose ratio's terms name no stage: the stages their measure comes from.
+STAGES_BEHIND = {
+    "full_shape_disk": ("full_shape_load", "full_shape_dbt"),
+    "full_set_database": ("dbt_build", "full_shape_dbt"),
+    "whole_set_disk": ("whole_set_graph",),
+    "cookbook_queries": ("whole_set_cookbook",),
+}
+
+
 def _stages_behind(key: str, stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio]) -> list[str]:
     """The stages a target's measure is computed from (named in its basis or its ratio's terms)."""
+    if key in STAGES_BEHIND:
+        return list(STAGES_BEHIND[key])
     kind, name, *_ = MEASURED_BY[key].split(".")
     if kind == "stages":
         return [name]

@@ -118,3 +118,86 @@ def test_calibration_rows_have_published_values(doc: dict, results: Path) -> Non
     markdown = (results / "latest.md").read_text("utf-8")
     for section in ("## Targets", "## Stages", "## Ratios", "## Memory", "## Calibration"):
         assert section in markdown
+
+
+# The whole-set phase alone, at a tiny size (2 nodes × 1 day, the other files at scale 0.001): the whole graph
+# three times (new, re-run, after one new day) — minutes, most of them the graph's fixed cost.
+WHOLE_SET_STAGES = (
+    "whole_set_generate",
+    "whole_set_graph",
+    "whole_set_rerun",
+    "whole_set_refresh",
+    "whole_set_pyarrow",
+    "whole_set_cookbook",
+)
+WHOLE_SET_TARGETS = (
+    "whole_set_speed",
+    "whole_set_80gb",
+    "whole_set_memory",
+    "whole_set_disk",
+    "whole_set_refresh",
+    "whole_set_rerun",
+    "cookbook_queries",
+)
+
+
+@pytest.fixture(scope="module")
+def whole_set_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bench-whole-set")
+    argv = [
+        "--scale",
+        "0.001",
+        "--runs",
+        "1",
+        "--probe-runs",
+        "0",
+        "--util-nodes",
+        "2",
+        "--only",
+        "whole_set",
+    ]
+    argv += ["--results-dir", str(root / "results"), "--work-dir", str(root / "work")]
+    assert main(argv) == 0
+    return root / "results"
+
+
+@pytest.fixture(scope="module")
+def whole_set_doc(whole_set_results: Path) -> dict:
+    return json.loads((whole_set_results / "latest.json").read_text("utf-8"))
+
+
+@pytest.mark.timeout(1800)
+def test_whole_set_stages_ran(whole_set_doc: dict) -> None:
+    for name in WHOLE_SET_STAGES:
+        stage = whole_set_doc["stages"][name]
+        assert stage["status"] == "ok", (name, stage["note"])
+    w = whole_set_doc["whole_set"]
+    assert w["utilization_files"] > 0 and w["csv_bytes"] > w["utilization_bytes"] > 0
+    assert w["disk"]["total_bytes"] > 0
+    assert w["refresh"]["files_appended"] > 0 and w["refresh"]["appended_rows"] > 0
+
+
+@pytest.mark.timeout(1800)
+def test_whole_set_layers_and_slowest_nodes(whole_set_doc: dict) -> None:
+    detail = whole_set_doc["stages"]["whole_set_graph"]["detail"]
+    assert {"landing", "raw", "checks", "staging", "marts", "reports", "docs"} <= set(detail["layers"])
+    assert all(seconds >= 0 for seconds in detail["layers"].values())
+    assert 0 < len(detail["slowest"]) <= 15
+    seconds = [n["seconds"] for n in detail["slowest"]]
+    assert seconds == sorted(seconds, reverse=True)
+    queries = whole_set_doc["stages"]["whole_set_cookbook"]["detail"]["queries"]
+    assert len(queries) == 5
+    assert all(q["warehouse_s"] > 0 and q["lake_s"] > 0 for q in queries.values())
+
+
+@pytest.mark.timeout(1800)
+def test_whole_set_targets_and_markdown(whole_set_doc: dict, whole_set_results: Path) -> None:
+    targets = {t["key"]: t for t in whole_set_doc["targets"]}
+    for key in WHOLE_SET_TARGETS:
+        assert targets[key]["measured"] is not None, (key, targets[key]["verdict"])
+    # every other phase was left out by --only: its targets say so
+    skipped = [t for t in whole_set_doc["targets"] if t["key"] not in WHOLE_SET_TARGETS]
+    assert skipped and all("--only" in t["verdict"] for t in skipped)
+    markdown = (whole_set_results / "latest.md").read_text("utf-8")
+    for section in ("## Whole set", "Time per layer", "Slowest nodes", "Cookbook queries", "80 GB"):
+        assert section in markdown
