@@ -3,8 +3,10 @@
 Order: generate the mirror (measured) and a tiny one (the fixed-cost probe input); fetch over HTTP; the
 build stages on the workload (load → validate → dbt build → report, each run on a reset warehouse); the
 utilization load; ``pipeline_total`` (the in-process Dagster graph); the baselines; a one-day refresh; memory
-against input size; the calibration table. Each measured thing is a separate process
-(``python -m benchmarks.stage``). Results go to ``--results-dir``.
+against input size; the calibration table; one real-shaped utilization file (full shape); every utilization
+file through ``trace-warehouse run`` (whole set, ``benchmarks/whole_set.py``). Each measured thing is a
+separate process (``python -m benchmarks.stage``). Results go to ``--results-dir``: ``latest.json``,
+``latest.md`` and ``history/<timestamp>-<commit>.json``.
 """
 
 from __future__ import annotations
