@@ -157,7 +157,8 @@ def _time_of(line: bytes) -> datetime | None:
 
 
 def _last_day_lines(path: Path) -> list[bytes]:
-    """The lines of ``path``'s last 24 hours (time > last time − 86,400 s), read backwards from its end."""
+    """The lines of ``path``'s last 24 hours (time > last time − 86,400 s), read backwards from its end;
+    none when it has no line with a time."""
     with open(path, "rb") as fh:
         end = fh.seek(0, 2)
         tail, pos, last, start = b"", end, None, None
@@ -174,16 +175,19 @@ def _last_day_lines(path: Path) -> list[bytes]:
             start = last - timedelta(seconds=SECONDS_PER_DAY)
             if times[0] <= start or pos == 0:
                 break
-    if last is None or start is None:
-        raise ValueError(f"{path}: no utilization line with a Time to repeat")
+    if last is None or start is None:  # a header alone (a metric the cluster does not report)
+        return []
     chosen = [line for line in lines if (t := _time_of(line)) is not None and t > start]
     return [line if line.endswith(b"\n") else line + b"\n" for line in chosen]
 
 
 def append_utilization_day(path: Path) -> int:
     """Append one new day to the utilization file ``path`` in place: the rows of its last 24 hours again,
-    86,400 s later (the date moved by one day, the rest of the line as it is). Returns the rows appended."""
+    86,400 s later (the date moved by one day, the rest of the line as it is). Returns the rows appended
+    (0, the file untouched, when it has no data line)."""
     new = [_shift_days(line, 1) for line in _last_day_lines(path)]
+    if not new:
+        return 0
     with open(path, "rb+") as fh:
         fh.seek(-1, 2)
         newline = fh.read(1) == b"\n"

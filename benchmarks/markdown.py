@@ -266,7 +266,7 @@ def _whole_set_stages(stages: dict[str, Any]) -> list[str]:
         s = stages.get(name) or {}
         rows.append([f"`{name}`", s.get("status", "–"), _num(s.get("wall_s")), _num(s.get("work_s")),
                      _num(s.get("cpu_s")), _num(s.get("peak_rss_mb"), 0)])  # fmt: skip
-    return _table(["stage", "status", "wall s", "work s", "CPU s", "peak RSS MiB"], rows)
+    return _table(["stage", "status", "wall s", "work s", "CPU s", "peak RSS MiB"], rows, "llrrrr")
 
 
 def _whole_set_layers(detail: dict[str, Any]) -> list[str]:
@@ -278,8 +278,8 @@ def _whole_set_layers(detail: dict[str, Any]) -> list[str]:
     runs = detail.get("dagster_runs") or []
     return [
         f"Time per layer (step seconds from Dagster's event log; dbt's step split by folder from "
-        f"`{detail.get('run_results') or 'run_results.json'}`; {len(runs)} Dagster run(s), "
-        f"{_num(detail.get('dagster_run_s'), 1)} s from first start to last end):",
+        f"`{detail.get('run_results') or 'run_results.json'}`; {len(runs)} Dagster run(s) "
+        f"launched by the command, {_num(detail.get('dagster_run_s'), 1)} s start to end, summed):",
         "",
         *_table(["layer", "seconds", "share"], rows, "lrr"),
         "Slowest nodes:",

@@ -57,10 +57,12 @@ def newest_files(paths: list[Path]) -> list[Path]:
 
 def append_day_everywhere(mirror: Path) -> dict[str, Any]:
     """One new day in every utilization file of ``mirror`` (set-up, not measured); MANIFEST.json updated."""
-    changed = newest_files(utilization_paths(mirror))
-    rows = {p.relative_to(mirror).as_posix(): inputs.append_utilization_day(p) for p in changed}
-    inputs.refresh_manifest(mirror, list(rows))
-    return {"files_appended": len(rows), "appended_rows": sum(rows.values())}
+    candidates = newest_files(utilization_paths(mirror))
+    rows = {p.relative_to(mirror).as_posix(): inputs.append_utilization_day(p) for p in candidates}
+    changed = [path for path, n in rows.items() if n]  # a header-only file has no day to repeat
+    inputs.refresh_manifest(mirror, changed)
+    return {"files_appended": len(changed), "files_without_data": len(rows) - len(changed),
+            "appended_rows": sum(rows.values())}  # fmt: skip
 
 
 def beside_mirror_bytes(wh: Path, mirror: Path) -> dict[str, int]:
