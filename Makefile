@@ -17,7 +17,7 @@ help:
 	@echo "make dev     the Dagster UI on http://127.0.0.1:$(PORT) (PORT=...), the docs server (project docs too) beside it"
 	@echo "make lint    ruff and sqlfluff"
 	@echo "make system-deps  Debian's Chromium (browser tests) and a Java runtime (Spark); make test/dev run it"
-	@echo "make bench   benchmarks at scale 1.0 (median of 3 runs) -> benchmarks/results/latest.md"
+	@echo "make bench   every benchmark at scale 1.0 on this commit (~1 h) -> benchmarks/results/latest.md, history/"
 	@echo "make clean   delete ./warehouse's generated contents"
 
 $(CURDIR)/.tools/bin/uv:

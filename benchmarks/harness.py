@@ -1,10 +1,12 @@
-"""``python -m benchmarks.harness [--scale 1.0] [--runs 3]``: the benchmark of issue 6 (see README.md).
+"""``python -m benchmarks.harness [--scale 1.0] [--runs 3]``: every benchmark on one commit (see README.md).
 
 Order: generate the mirror (measured) and a tiny one (the fixed-cost probe input); fetch over HTTP; the
 build stages on the workload (load → validate → dbt build → report, each run on a reset warehouse); the
 utilization load; ``pipeline_total`` (the in-process Dagster graph); the baselines; a one-day refresh; memory
-against input size; the calibration table. Each measured thing is a separate process
-(``python -m benchmarks.stage``). Results go to ``--results-dir``.
+against input size; the calibration table; one real-shaped utilization file (full shape); every utilization
+file through ``trace-warehouse run`` (whole set, ``benchmarks/whole_set.py``). Each measured thing is a
+separate process (``python -m benchmarks.stage``). Results go to ``--results-dir``: ``latest.json``,
+``latest.md`` and ``history/<timestamp>-<commit>.json``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks import inputs, warehouses, workload
+from benchmarks import inputs, warehouses, whole_set, workload
 from benchmarks.options import (
     FULL_SHAPE_FILE,
     MEMORY_FACTORS,
@@ -62,6 +64,12 @@ STAGE_DESCRIPTIONS = {
     "full_shape_dbt": "dbt build of the whole project over that file (its lake models, views, marts, tests)",
     "full_shape_pyarrow": "bare reader: pyarrow csv.read_csv of the same file (types inferred, multi-threaded)",
     "full_shape_duckdb": "bare reader: DuckDB create table as select * from read_csv of the same file",
+    "whole_set_generate": "the generator writing a real-shaped mirror of every utilization file (~5 GB)",
+    "whole_set_graph": "trace-warehouse run --source mirror over that mirror: the whole graph, new warehouse",
+    "whole_set_rerun": "the same command again with nothing changed upstream",
+    "whole_set_refresh": "the same command after one new day was appended to every utilization file",
+    "whole_set_pyarrow": "bare reader: pyarrow csv.read_csv of the same CSV files, one after another",
+    "whole_set_cookbook": "five cookbook queries on trace.duckdb beside the same questions on the lake",
 }
 CALIBRATION_DUCKDB_MEMORY = "8GB"
 BUILD_STAGES = ("load", "validate", "dbt_build", "dbt_build_spark", "report")
@@ -86,6 +94,7 @@ class Benchmark:
         self.memory: dict[str, Any] = {}
         self.refresh: dict[str, Any] = {}
         self.full_shape: dict[str, Any] = {}
+        self.whole_set: dict[str, Any] = {}
 
     # helpers ------------------------------------------------------------------------------------------
     def _record(self, key: str, record: RunRecord, probe: bool = False) -> RunRecord:
@@ -95,6 +104,10 @@ class Benchmark:
             state += f", work {record.work_s:.2f}s, peak {record.peak_rss_mb:.0f} MiB"
         say(f"{key}{' (probe)' if probe else ''}: {state}" + (f" — {record.error}" if record.error else ""))
         return record
+
+    def record_run(self, key: str, record: RunRecord) -> RunRecord:
+        """Add ``record`` to stage ``key``'s runs (and say how it went)."""
+        return self._record(key, record)
 
     def _skipped(self, phase: str) -> bool:
         return phase in self.options.skip
@@ -112,7 +125,7 @@ class Benchmark:
         o = self.options
         params = {"scale": o.scale, "util_nodes": o.util_nodes, "util_days": o.util_days,
                   "gpu_util_days": o.gpu_util_days, "seed": o.seed}  # fmt: skip
-        for i in range(o.runs):
+        for i in range(o.runs_of("generate")):
             out = self.mirror if i == 0 else self.work / f"mirror-run{i + 1}"
             rec = self._record("generate", self.runner.run("generate", {**params, "out": str(out)}, {}))
             if out != self.mirror:
@@ -168,8 +181,9 @@ class Benchmark:
                 self._record("fetch", rec)
                 warehouses.remove(wh)
 
-    def _build_run(self, wh: Path, mirror: Path, probe: bool) -> None:
-        """One pass of load → validate → dbt build → report on a reset warehouse."""
+    def _build_run(self, wh: Path, mirror: Path, probe: bool, index: int = 0) -> None:
+        """One pass of load → validate → dbt build → report on a reset warehouse (the Spark build only in
+        the first ``--expensive-runs`` passes)."""
         warehouses.reset(wh)
         env = warehouses.warehouse_env(wh, mirror)
         families = {"families": list(workload.WORKLOAD_FAMILIES)}
@@ -183,6 +197,8 @@ class Benchmark:
         for key in BUILD_STAGES:
             if key != "load" and (self._skipped(key) or self._unavailable(key)):
                 continue
+            if index >= self.options.runs_of(key):
+                continue
             rec = self._record(key, self.runner.run(key, params[key], env), probe)
             if key == "load" and not rec.ok:
                 return
@@ -190,12 +206,12 @@ class Benchmark:
     def build(self, wh: Path, tiny: Path) -> None:
         files = workload.workload_files()
         warehouses.land(wh, self.mirror, files)
-        for _ in range(self.options.runs):
-            self._build_run(wh, self.mirror, probe=False)
+        for i in range(self.options.runs):
+            self._build_run(wh, self.mirror, probe=False, index=i)
         if self.options.probe_runs > 0:
             warehouses.land(tiny, self.tiny_mirror, files)
-        for _ in range(self.options.probe_runs):
-            self._build_run(tiny, self.tiny_mirror, probe=True)
+        for i in range(self.options.probe_runs):
+            self._build_run(tiny, self.tiny_mirror, probe=True, index=i)
         for key in ("validate", "dbt_build", "dbt_build_spark", "report"):
             if self._skipped(key):
                 self._mark_skipped((key,), "--skip")
@@ -210,7 +226,7 @@ class Benchmark:
     def load_utilization(self) -> None:
         wh = self._landed_from_listing("utilization", workload.utilization_files)
         params = {"families": list(workload.UTILIZATION_FAMILIES)}
-        for _ in range(self.options.runs):
+        for _ in range(self.options.runs_of("load_utilization")):
             warehouses.reset(wh)
             self._record("load_utilization", self.runner.run("load", params, warehouses.warehouse_env(wh)))
         warehouses.remove(wh)
@@ -311,7 +327,7 @@ class Benchmark:
                 "rows": inputs.count_lines(path),
             }
             params = _one_file_params(upstream, path)
-            for _ in range(self.options.runs):
+            for _ in range(self.options.runs_of("memory")):
                 wh = self.work / "wh-memory"
                 warehouses.remove(wh)
                 env = warehouses.warehouse_env(wh)
@@ -372,7 +388,7 @@ class Benchmark:
         }  # fmt: skip
         say(f"full shape: {upstream.mirror_path}, {self.full_shape['bytes']:,} bytes, {columns:,} columns")
         env = warehouses.warehouse_env(wh)
-        for _ in range(o.runs):
+        for _ in range(o.runs_of("full_shape")):
             warehouses.reset(wh)
             self._record("full_shape_load", self.runner.run("load", {"families": [upstream.family]}, env))
             self._record(
@@ -391,11 +407,11 @@ class Benchmark:
 
     # the whole run ------------------------------------------------------------------------------------
     def run(self) -> None:
-        main_mirror = not self.options.only or bool(self.options.only - {"full_shape"})
+        main_mirror = not self.options.only or bool(self.options.only - {"full_shape", "whole_set"})
         if main_mirror:
             self.generate()
         else:
-            self._mark_skipped(("generate", *BUILD_STAGES), "--only")
+            self._mark_skipped(("generate", *BUILD_STAGES), f"--only {','.join(sorted(self.options.only))}")
         self._phase("fetch", self.fetch)
         wh, tiny = self.work / "wh-workload", self.work / "wh-tiny"
         if main_mirror:
@@ -407,11 +423,15 @@ class Benchmark:
         self._phase("memory", self.memory_phase)
         self._phase("calibration", self.calibration_phase)
         self._phase("full_shape", self.full_shape_phase)
+        self._phase("whole_set", lambda: whole_set.run_phase(self))
 
     def _phase(self, phase: str, step: Callable[[], None]) -> None:
         keys = BUILD_STAGES if phase == "load" else PHASE_STAGES[phase]
         if self._skipped(phase):
-            self._mark_skipped(keys, "--skip")
+            only = self.options.only
+            self._mark_skipped(
+                keys, f"--only {','.join(sorted(only))}" if only and phase not in only else "--skip"
+            )
             return
         say(f"phase {phase}")
         try:

@@ -6,6 +6,8 @@
 - :func:`linked_mirror` and :func:`replace_file`: a mirror made of symlinks to the generated one, in which
   one file is then changed in place (``MANIFEST.json`` updated), so the change lands through the real
   mirror path while the other files stay unchanged for the landing's size-and-mtime check.
+- :func:`append_utilization_day` and :func:`refresh_manifest`: a utilization file grown in place by one day
+  (its last 24 hours again, one day later), and the mirror's manifest told its new size and sha256.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from pipelines.lake.atomic import replacing
@@ -141,9 +143,72 @@ def replace_file(mirror: Path, mirror_path: str, new: Path) -> None:
     manifest = mm.read(mirror)
     if manifest is None or manifest.entry(mirror_path) is None:
         raise FileNotFoundError(f"{mirror} lists no {mirror_path}")
-    target = mirror / mirror_path
-    with replacing(target) as tmp:
+    with replacing(mirror / mirror_path) as tmp:
         _copy(new, tmp)
+    refresh_manifest(mirror, [mirror_path])
+
+
+def _time_of(line: bytes) -> datetime | None:
+    """The ``Time`` (``YYYY-MM-DD HH:MM:SS…``) a utilization line starts with, None for a line without one."""
+    try:
+        return datetime.fromisoformat(line[:19].decode("ascii"))
+    except ValueError:
+        return None
+
+
+def _last_day_lines(path: Path) -> list[bytes]:
+    """The lines of ``path``'s last 24 hours (time > last time − 86,400 s), read backwards from its end;
+    none when it has no line with a time."""
+    with open(path, "rb") as fh:
+        end = fh.seek(0, 2)
+        tail, pos, last, start = b"", end, None, None
+        while pos > 0:
+            pos = max(0, pos - 8 * _CHUNK)
+            fh.seek(pos)
+            tail = fh.read(end - pos)
+            lines = tail.splitlines(keepends=True)
+            lines = lines[1:] if pos else lines  # a partial first line, or the header (no Time)
+            times = [t for t in (_time_of(line) for line in lines) if t is not None]
+            if not times:
+                continue
+            last = last or times[-1]
+            start = last - timedelta(seconds=SECONDS_PER_DAY)
+            if times[0] <= start or pos == 0:
+                break
+    if last is None or start is None:  # a header alone (a metric the cluster does not report)
+        return []
+    chosen = [line for line in lines if (t := _time_of(line)) is not None and t > start]
+    return [line if line.endswith(b"\n") else line + b"\n" for line in chosen]
+
+
+def append_utilization_day(path: Path) -> int:
+    """Append one new day to the utilization file ``path`` in place: the rows of its last 24 hours again,
+    86,400 s later (the date moved by one day, the rest of the line as it is). Returns the rows appended
+    (0, the file untouched, when it has no data line)."""
+    new = [_shift_days(line, 1) for line in _last_day_lines(path)]
+    if not new:
+        return 0
+    with open(path, "rb+") as fh:
+        fh.seek(-1, 2)
+        newline = fh.read(1) == b"\n"
+        fh.seek(0, 2)
+        if not newline:
+            fh.write(b"\n")
+        fh.writelines(new)
+    return len(new)
+
+
+def refresh_manifest(mirror: Path, mirror_paths: Sequence[str]) -> None:
+    """Give ``mirror_paths`` (changed in place) their new bytes and sha256 in the mirror's MANIFEST.json."""
+    manifest = mm.read(mirror)
+    if manifest is None:
+        raise FileNotFoundError(f"{mirror} has no {mm.MANIFEST_NAME}")
     files = dict(manifest.files)
-    files[mirror_path] = replace(files[mirror_path], bytes=target.stat().st_size, sha256=sha256_of(target))
+    for mirror_path in mirror_paths:
+        if mirror_path not in files:
+            raise FileNotFoundError(f"{mirror} lists no {mirror_path} in {mm.MANIFEST_NAME}")
+        target = mirror / mirror_path
+        files[mirror_path] = replace(
+            files[mirror_path], bytes=target.stat().st_size, sha256=sha256_of(target)
+        )
     mm.write(mirror, mm.MirrorManifest(files, manifest.extra))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from benchmarks.options import UPSTREAM_UTILIZATION_BYTES as UPSTREAM_BYTES
 from benchmarks.targets import full_set_lake_bytes
 
 MB = 1024 * 1024
@@ -177,7 +178,7 @@ def _full_shape(doc: dict[str, Any]) -> list[str]:
         p for fam in (load.get("detail") or {}).get("families", {}).values() for p in fam.get("parsers", [])
     )
     return [
-        "## Full shape: one real-shaped utilization file (issue 12)",
+        "## Full shape: one real-shaped utilization file",
         "",
         f"`{f['file']}` (SYNTHETIC; the real shape at scale 1.0): {f['bytes']:,} bytes, {f['lines']:,} lines (header included) × {f['columns']:,} "
         f"columns ({f['nodes']} nodes × 8 GPUs + Time, {f['days']} days of 15-s samples). Loader path: "
@@ -234,7 +235,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     head = [
         "# Benchmark results",
         "",
-        f"{doc['generated_at']} · scale {o['scale']:g} · {o['runs']} run(s) per stage · utilization "
+        f"{doc['generated_at']} · scale {o['scale']:g} · {o['runs']} run(s) per stage, "
+        f"{o.get('expensive_runs', o['runs'])} of the expensive phases ({', '.join(o.get('expensive_phases', []))}) · utilization "
         f"{o['util_nodes']} nodes × {o['util_days']} day(s), GPU_UTIL {o.get('gpu_util_days', o['util_days'])} day(s) · {h['cpus']} CPUs, "
         f"{_num(h['mem_total_mb'], 0)} MiB · load average at end {', '.join(f'{x:.2f}' for x in h['load_average_at_end'])} "
         f"· commit {h['git_commit']}{' (dirty)' if h['git_dirty'] else ''} · {_num(doc['duration_s'], 0)} s in all",
@@ -244,6 +246,107 @@ def render_markdown(doc: dict[str, Any]) -> str:
         f"{', '.join(doc['stages_ran']) or 'none'}.",
         "",
     ]
-    parts = [head, _targets(doc), _full_shape(doc), _stages(doc), _ratios(doc), _refresh(doc), _memory(doc)]
+    parts = [
+        head,
+        _targets(doc),
+        _whole_set(doc),
+        _full_shape(doc),
+        _stages(doc),
+        _ratios(doc),
+        _refresh(doc),
+        _memory(doc),
+    ]
     parts.append(_calibration(doc))
     return "\n".join(line for part in parts for line in part).rstrip() + "\n"
+
+
+def _whole_set_stages(stages: dict[str, Any]) -> list[str]:
+    rows = []
+    for name in ("whole_set_graph", "whole_set_rerun", "whole_set_refresh", "whole_set_pyarrow"):
+        s = stages.get(name) or {}
+        rows.append([f"`{name}`", s.get("status", "–"), _num(s.get("wall_s")), _num(s.get("work_s")),
+                     _num(s.get("cpu_s")), _num(s.get("peak_rss_mb"), 0)])  # fmt: skip
+    return _table(["stage", "status", "wall s", "work s", "CPU s", "peak RSS MiB"], rows, "llrrrr")
+
+
+def _whole_set_layers(detail: dict[str, Any]) -> list[str]:
+    layers = detail.get("layers") or {}
+    if not layers:
+        return ["Time per layer: not available (the whole graph did not run).", ""]
+    total = sum(layers.values())
+    rows = [[name, _num(s, 1), f"{s / total * 100:.0f} %" if total else "–"] for name, s in layers.items()]
+    runs = detail.get("dagster_runs") or []
+    return [
+        f"Time per layer (step seconds from Dagster's event log; dbt's step split by folder from "
+        f"`{detail.get('run_results') or 'run_results.json'}`; {len(runs)} Dagster run(s) "
+        f"launched by the command, {_num(detail.get('dagster_run_s'), 1)} s start to end, summed):",
+        "",
+        *_table(["layer", "seconds", "share"], rows, "lrr"),
+        "Slowest nodes:",
+        "",
+        *_table(
+            ["node", "layer", "seconds"],
+            [[f"`{n['node']}`", n["layer"], _num(n["seconds"], 1)] for n in detail.get("slowest", [])],
+            "llr",
+        ),
+    ]
+
+
+def _cookbook(stage: dict[str, Any]) -> list[str]:
+    queries = (stage.get("detail") or {}).get("queries") or {}
+    if not queries:
+        return [f"Cookbook queries: {stage.get('status', 'not run')} {stage.get('note', '')}".rstrip(), ""]
+    rows = [[f"`{k}`", q["question"], _num(q["warehouse_s"], 3), _num(q["lake_s"], 3),
+             _num(q["warehouse_over_lake"], 2)] for k, q in queries.items()]  # fmt: skip
+    repeats = next(iter(queries.values()))["repeats"]
+    return [
+        f"Cookbook queries (`benchmarks/cookbook_queries.py`; medians of {repeats} runs each, alternating, in "
+        "one process): `trace.duckdb` read-only vs the same question on the lake's Parquet files.",
+        "",
+        *_table(["query", "question", "warehouse s", "lake s", "÷ lake"], rows, "llrrr"),
+    ]
+
+
+def _whole_set(doc: dict[str, Any]) -> list[str]:
+    w = doc.get("whole_set") or {}
+    if not w:
+        return []
+    stages, ratios = doc["stages"], doc["ratios"]
+    graph = stages.get("whole_set_graph") or {}
+    disk = w.get("disk") or {}
+    work, csv = graph.get("work_s"), w["csv_bytes"]
+    arithmetic = (
+        f"{UPSTREAM_BYTES / 1e9:.0f} GB × {work:,.1f} s ÷ {csv / 1e9:,.3f} GB = {UPSTREAM_BYTES * work / csv:,.0f} s "
+        f"= **{UPSTREAM_BYTES * work / csv / 60:,.1f} min**"
+        if work and csv
+        else "not measured"
+    )
+    refresh = w.get("refresh") or {}
+    disk_line = (
+        f"landing {_mb(disk['landing_bytes'])} + lake {_mb(disk['lake_bytes'])} + trace.duckdb and snapshot "
+        f"{_mb(disk['duckdb_bytes'])} = {_mb(disk['total_bytes'])} ÷ {_mb(csv)} of CSV = "
+        f"**{_num(ratios['whole_set_disk_share']['value'], 3)}**"
+        if disk
+        else "not measured"
+    )
+    return [
+        "## Whole set: every utilization file through the whole graph",
+        "",
+        f"Mirror (SYNTHETIC, real shape): {w['utilization_files']} utilization files ({w['nodes']} nodes × "
+        f"{w['days']} day(s), every metric, both clusters, IPMI, split metrics as pieces), "
+        f"{_mb(w['utilization_bytes'])}, {w['utilization_rows']:,} lines; {w['csv_files']} CSV files, "
+        f"{_mb(csv)} in all (the other files at scale {w['sample_scale']:g}). Command: `trace-warehouse run "
+        "--source mirror --mirror M` on a new warehouse; then again with nothing changed; then after "
+        f"one new day in every utilization file ({refresh.get('files_appended', '–')} files, "
+        f"{_num(refresh.get('appended_rows'))} rows).",
+        "",
+        *_whole_set_stages(stages),
+        f"- whole graph ÷ pyarrow bare read (work): **{_num(ratios['whole_set_over_pyarrow']['value'], 2)}**",
+        f"- the ~80 GB set at this speed: {arithmetic}",
+        f"- disk beside the mirror (real bytes, a hard link to the mirror counted once): {disk_line}",
+        f"- refresh ÷ whole graph (work): **{_num(ratios['whole_set_refresh_over_graph']['value'], 3)}**; "
+        f"re-run with nothing changed: {_num((stages.get('whole_set_rerun') or {}).get('work_s'))} s of work",
+        "",
+        *_whole_set_layers(graph.get("detail") or {}),
+        *_cookbook(stages.get("whole_set_cookbook") or {}),
+    ]

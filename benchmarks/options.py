@@ -11,7 +11,7 @@ from pipelines.settings import PROJECT_ROOT
 RESULTS_DIR = PROJECT_ROOT / "benchmarks" / "results"
 KALOS_NODES = 293  # Kalos's real width: 293 nodes × 8 GPUs (DATASETS.md)
 MIN_UTIL_NODES = 4
-GPU_UTIL_DAYS = 7  # issue 6: one day of every metric and a week of GPU_UTIL
+GPU_UTIL_DAYS = 7  # one day of every metric and a week of GPU_UTIL
 TINY_SCALE = 1e-9  # every file at the generator's minimum size (its real rows + 40 synthetic ones)
 MEMORY_FACTORS = (0.25, 1.0, 4.0)  # sizes of the utilization file in the memory benchmark
 # Phases the harness can --skip, and the stages (result keys) each one measures.
@@ -35,13 +35,34 @@ PHASE_STAGES: dict[str, tuple[str, ...]] = {
         "full_shape_pyarrow",
         "full_shape_duckdb",
     ),
+    "whole_set": (
+        "whole_set_generate",
+        "whole_set_graph",
+        "whole_set_rerun",
+        "whole_set_refresh",
+        "whole_set_pyarrow",
+        "whole_set_cookbook",
+    ),
 }
+# Phases (and the generator, and the Spark build) whose one run takes minutes at scale 1.0: they run
+# --expensive-runs times (default 1), so that `make bench` measures every phase in under an hour on two cores.
+EXPENSIVE_PHASES = (
+    "generate", "dbt_build_spark", "load_utilization", "memory", "calibration", "full_shape", "whole_set",
+)  # fmt: skip
+EXPENSIVE_RUNS = 1
 PHASES = tuple(PHASE_STAGES)
-# The full-shape stage (issue 12): one utilization file at the real shape — Kalos GPU_UTIL, 293 nodes × 8
+# The full-shape stage: one utilization file at the real shape — Kalos GPU_UTIL, 293 nodes × 8
 # GPUs, 14 days of 15-s samples (~0.94 GB) at scale 1.0; days and nodes shrink with --scale.
 FULL_SHAPE_FILE = "kalos/GPU_UTIL"
 FULL_SHAPE_DAYS = 14
 UPSTREAM_UTILIZATION_BYTES = 80e9  # the whole utilization set upstream, ~80 GB (DATASETS.md)
+# The whole-set phase: a real-shaped mirror of every utilization file (all metrics, both clusters, IPMI,
+# split files as their pieces) at Kalos's width: 293 nodes × 2 days ≈ 4.9 GB (706 M samples) at scale 1.0;
+# nodes and days shrink with --scale. The other files of that mirror are at the sample's scale 0.01 (or the
+# harness's --scale when smaller).
+WHOLE_SET_DAYS = 2
+WHOLE_SET_SAMPLE_SCALE = 0.01
+COOKBOOK_REPEATS = 3  # runs of each cookbook query and its lake query; medians
 
 
 @dataclass(frozen=True)
@@ -59,6 +80,11 @@ class Options:
     timeout_s: float
     probe_runs: int
     only: frozenset[str] = frozenset()  # --only: these phases and nothing else (not even the main mirror)
+    expensive_runs: int = EXPENSIVE_RUNS  # runs of each stage of EXPENSIVE_PHASES
+
+    def runs_of(self, phase: str) -> int:
+        """Runs of each stage of ``phase``: ``expensive_runs`` for an expensive phase, else ``runs``."""
+        return self.expensive_runs if phase in EXPENSIVE_PHASES else self.runs
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -71,6 +97,8 @@ class Options:
             "seed": self.seed,
             "skip": sorted(self.skip),
             "only": sorted(self.only),
+            "expensive_runs": self.expensive_runs,
+            "expensive_phases": list(EXPENSIVE_PHASES),
             "timeout_s": self.timeout_s,
         }
 
@@ -78,6 +106,11 @@ class Options:
 def full_shape_days(scale: float) -> int:
     """Days of the full-shape file: the real two weeks at scale 1.0, at least one."""
     return max(1, round(FULL_SHAPE_DAYS * scale))
+
+
+def whole_set_days(scale: float) -> int:
+    """Days of every utilization file in the whole-set mirror: two at scale 1.0 (~5 GB), at least one."""
+    return max(1, round(WHOLE_SET_DAYS * scale))
 
 
 def default_util_nodes(scale: float) -> int:
@@ -109,7 +142,7 @@ def parse_options(argv: list[str] | None = None) -> Options:
         "--probe-runs",
         type=int,
         default=None,
-        help="runs of each engine stage on the tiny input (default: --runs)",
+        help="runs of each engine stage on the tiny input (default 1: a fixed cost varies little)",
     )
     parser.add_argument(
         "--util-nodes", type=int, default=None,
@@ -136,12 +169,18 @@ def parse_options(argv: list[str] | None = None) -> Options:
         help="comma list of phases to run alone (every other one skipped, the main mirror not generated; "
         "e.g. --only full_shape)",
     )  # fmt: skip
+    parser.add_argument(
+        "--expensive-runs", type=int, default=EXPENSIVE_RUNS,
+        help=f"runs of the expensive phases ({', '.join(EXPENSIVE_PHASES)}; default {EXPENSIVE_RUNS})",
+    )  # fmt: skip
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed per stage run")
     args = parser.parse_args(argv)
     if not 0 < args.scale <= 1.0:
         parser.error("--scale must be in (0, 1]")
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.expensive_runs < 1:
+        parser.error("--expensive-runs must be at least 1")
     return Options(
         scale=args.scale,
         runs=args.runs,
@@ -155,5 +194,6 @@ def parse_options(argv: list[str] | None = None) -> Options:
         skip=args.skip | (frozenset(PHASES) - args.only if args.only else frozenset()),
         only=args.only,
         timeout_s=args.timeout,
-        probe_runs=args.probe_runs if args.probe_runs is not None else args.runs,
+        probe_runs=args.probe_runs if args.probe_runs is not None else 1,
+        expensive_runs=args.expensive_runs,
     )

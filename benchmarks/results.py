@@ -1,9 +1,10 @@
-"""The results document (``benchmarks/results/<timestamp>.json`` and ``latest.json``) and its markdown table
-(``latest.md``).
+"""The results document (``benchmarks/results/latest.json``, kept as ``history/<timestamp>-<commit>.json``) and
+its markdown tables (``latest.md``).
 
 Top-level keys (the smoke test checks them): ``schema_version``, ``generated_at``, ``duration_s``,
 ``options``, ``host``, ``inputs``, ``stages`` (one entry per key of ``STAGE_KEYS``, each with ``status``),
-``stages_ran``, ``ratios``, ``targets``, ``refresh``, ``memory_vs_size``, ``calibration``, ``full_shape``.
+``stages_ran``, ``ratios``, ``targets``, ``refresh``, ``memory_vs_size``, ``calibration``, ``full_shape``,
+``whole_set``.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ if TYPE_CHECKING:
     from benchmarks.harness import Benchmark
 
 SCHEMA_VERSION = 1
+HISTORY_DIR = "history"
 TOP_LEVEL_KEYS = (
     "schema_version", "generated_at", "duration_s", "options", "host", "inputs", "stages", "stages_ran",
-    "ratios", "targets", "refresh", "memory_vs_size", "calibration", "full_shape",
+    "ratios", "targets", "refresh", "memory_vs_size", "calibration", "full_shape", "whole_set",
 )  # fmt: skip
 PACKAGES = ("duckdb", "dagster", "dbt-core", "dbt-duckdb", "great-expectations", "pandas", "pyarrow")
 
@@ -85,7 +87,7 @@ def memory_vs_size(bench: Benchmark) -> dict[str, Any]:
 
 
 def build_document(bench: Benchmark, started: float) -> dict[str, Any]:
-    ratios = compute_ratios(bench.stages, bench.full_shape)
+    ratios = compute_ratios(bench.stages, bench.full_shape, bench.whole_set)
     return {
         "schema_version": SCHEMA_VERSION,
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -101,16 +103,24 @@ def build_document(bench: Benchmark, started: float) -> dict[str, Any]:
         "memory_vs_size": memory_vs_size(bench),
         "calibration": bench.calibration,
         "full_shape": full_shape_summary(bench.full_shape, ratios),
+        "whole_set": bench.whole_set,
     }
 
 
+def history_name(stamp: str, host: dict[str, Any]) -> str:
+    """``<UTC timestamp>-<commit>[-dirty].json``: one dated record per run, named for the code it measured."""
+    commit = host.get("git_commit") or "unknown"
+    return f"{stamp}-{commit}{'-dirty' if host.get('git_dirty') else ''}.json"
+
+
 def write_results(bench: Benchmark, started: float, stamp: str) -> list[Path]:
-    """Write ``<stamp>.json``, ``latest.json`` and ``latest.md`` into the results folder."""
+    """Write ``latest.json`` and ``latest.md`` into the results folder and the same record as
+    ``history/<stamp>-<commit>.json``."""
     doc = build_document(bench, started)
     out = bench.options.results_dir
-    out.mkdir(parents=True, exist_ok=True)
+    (out / HISTORY_DIR).mkdir(parents=True, exist_ok=True)
     text = json.dumps(doc, indent=2, default=str) + "\n"
-    paths = [out / f"{stamp}.json", out / "latest.json", out / "latest.md"]
+    paths = [out / HISTORY_DIR / history_name(stamp, doc["host"]), out / "latest.json", out / "latest.md"]
     paths[0].write_text(text, encoding="utf-8")
     paths[1].write_text(text, encoding="utf-8")
     paths[2].write_text(render_markdown(doc), encoding="utf-8")

@@ -42,6 +42,8 @@ STAGES: dict[str, str] = {
     "pipeline": "benchmarks.stages.pipeline:run",
     "refresh": "benchmarks.stages.refresh:run",
     "refresh_unchanged": "benchmarks.stages.refresh:run_unchanged",
+    "cli_run": "benchmarks.stages.cli_run:run",
+    "cookbook": "benchmarks.stages.cookbook:run",
     "bare_read": "benchmarks.baselines.duckdb_read:run",
     "bare_read_pyarrow": "benchmarks.baselines.pyarrow_read:run",
     "pandas_notebook": "benchmarks.baselines.pandas_notebook:run",

@@ -1,4 +1,4 @@
-"""Ratios between stages, and issue 6's targets with pass/miss and by how much (reported, never asserted).
+"""Ratios between stages, and the targets with pass/miss and by how much (reported, never asserted).
 
 Every ratio is *time of A ÷ time of B* (or memory of A ÷ memory of B) on the median runs of the same
 benchmark, so machine noise largely cancels: a ratio is more telling than either absolute.
@@ -6,6 +6,7 @@ benchmark, so machine noise largely cancels: a ratio is more telling than either
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -205,61 +206,119 @@ def full_shape_summary(full_shape: Mapping[str, Any], ratios: Mapping[str, Ratio
     }
 
 
+def _cookbook_worst(stages: Mapping[str, StageSummary]) -> tuple[float | None, str]:
+    """The largest warehouse ÷ lake ratio of the cookbook queries, and which query it is."""
+    stage = stages.get("whole_set_cookbook")
+    queries = stage.ok_runs[-1].detail.get("queries", {}) if stage is not None and stage.ok_runs else {}
+    timed = [(q["warehouse_over_lake"], k) for k, q in queries.items() if q.get("warehouse_over_lake")]
+    return max(timed) if timed else (None, "")
+
+
+def whole_set_ratios(stages: Mapping[str, StageSummary], whole_set: Mapping[str, Any]) -> dict[str, Ratio]:
+    csv_bytes = whole_set.get("csv_bytes")
+    work = _attr(stages, "whole_set_graph", "work_s")
+    minutes = UPSTREAM_UTILIZATION_BYTES * work / csv_bytes / 60 if work and csv_bytes else None
+    disk = (whole_set.get("disk") or {}).get("total_bytes")
+    worst, query = _cookbook_worst(stages)
+    return {
+        "whole_set_over_pyarrow": _time_ratio(
+            stages, "whole_set_graph", "whole_set_pyarrow", "work_s",
+            "every utilization file: the whole graph ÷ pyarrow's bare read of the same files, work",
+        ),
+        "whole_set_80gb_minutes": Ratio(
+            minutes,
+            f"{UPSTREAM_UTILIZATION_BYTES:.0e} B × whole_set_graph.work_s ÷ whole_set.csv_bytes",
+            "60 s",
+            "the ~80 GB utilization set through the whole graph at the whole-set run's speed, minutes",
+        ),
+        "whole_set_disk_share": Ratio(
+            _ratio(disk, csv_bytes),
+            "landing + lake + trace.duckdb (+ snapshot) real bytes beside the mirror",
+            "the mirror's CSV bytes",
+            "every utilization file: what the warehouse keeps on disk ÷ the CSV",
+        ),
+        "whole_set_refresh_over_graph": _time_ratio(
+            stages, "whole_set_refresh", "whole_set_graph", "work_s",
+            "one new day in every utilization file: the run after it ÷ the whole graph, work",
+        ),
+        "cookbook_worst_over_lake": Ratio(
+            worst,
+            f"cookbook query {query or '–'} on trace.duckdb (median)",
+            "the same question on the lake's Parquet files (median)",
+            "the slowest cookbook query relative to its hand-written lake query",
+        ),
+    }  # fmt: skip
+
+
 def compute_ratios(
-    stages: Mapping[str, StageSummary], full_shape: Mapping[str, Any] | None = None
+    stages: Mapping[str, StageSummary],
+    full_shape: Mapping[str, Any] | None = None,
+    whole_set: Mapping[str, Any] | None = None,
 ) -> dict[str, Ratio]:
     t = _time_ratio
-    return full_shape_ratios(stages, full_shape or {}) | {
-        "load_over_bare_read": t(stages, "load", "bare_read", "work_s", "load ÷ DuckDB bare read_csv, work"),
-        "load_over_bare_read_wall": t(stages, "load", "bare_read", "wall_s", "the same, wall (start-up in)"),
-        "pipeline_over_pandas": t(
-            stages, "pipeline_total", "pandas_notebook", "work_s", "pipeline_total ÷ pandas notebook, work"
-        ),
-        "pipeline_over_pandas_wall": t(
-            stages, "pipeline_total", "pandas_notebook", "wall_s", "the same, wall (start-up in)"
-        ),
-        "bare_read_over_pandas": t(
-            stages,
-            "bare_read",
-            "pandas_notebook",
-            "work_s",
-            "the ceiling: DuckDB's bare read alone ÷ the whole pandas notebook, work",
-        ),
-        "validate_over_load": t(stages, "validate", "load", "work_s", "validation ÷ load, work"),
-        "refresh_validate_over_validate": t(
-            stages,
-            "refresh_validate",
-            "validate",
-            "work_s",
-            "validation after a one-day refresh ÷ the full validation, work",
-        ),
-        "validate_utilization_over_load": t(
-            stages,
-            "validate_utilization",
-            f"memory_{max(MEMORY_FACTORS):g}x",
-            "work_s",
-            "validation ÷ load of the largest utilization file, work",
-        ),
-        "dbt_over_load": t(stages, "dbt_build", "load", "work_s", "dbt build ÷ load, work"),
-        "spark_over_duckdb_dbt": t(
-            stages, "dbt_build_spark", "dbt_build", "wall_s", "dbt build on Spark ÷ on DuckDB, wall"
-        ),
-        "spark_over_duckdb_memory": t(
-            stages,
-            "dbt_build_spark",
-            "dbt_build",
-            "peak_rss_mb",
-            "peak memory (tree, JVM in), Spark ÷ DuckDB",
-        ),
-        "refresh_over_full": refresh_ratio(stages),
-        "refresh_over_full_net": refresh_ratio_net(stages),
-        "memory_4x_over_1x": t(
-            stages, "memory_4x", "memory_1x", "peak_rss_mb", "peak memory, 4× ÷ 1× of a utilization file"
-        ),
-        "memory_1x_over_0.25x": t(
-            stages, "memory_1x", "memory_0.25x", "peak_rss_mb", "peak memory, 1× ÷ 0.25× of the file"
-        ),
-    }
+    return (
+        full_shape_ratios(stages, full_shape or {})
+        | whole_set_ratios(stages, whole_set or {})
+        | {
+            "load_over_bare_read": t(
+                stages, "load", "bare_read", "work_s", "load ÷ DuckDB bare read_csv, work"
+            ),
+            "load_over_bare_read_wall": t(
+                stages, "load", "bare_read", "wall_s", "the same, wall (start-up in)"
+            ),
+            "pipeline_over_pandas": t(
+                stages,
+                "pipeline_total",
+                "pandas_notebook",
+                "work_s",
+                "pipeline_total ÷ pandas notebook, work",
+            ),
+            "pipeline_over_pandas_wall": t(
+                stages, "pipeline_total", "pandas_notebook", "wall_s", "the same, wall (start-up in)"
+            ),
+            "bare_read_over_pandas": t(
+                stages,
+                "bare_read",
+                "pandas_notebook",
+                "work_s",
+                "the ceiling: DuckDB's bare read alone ÷ the whole pandas notebook, work",
+            ),
+            "validate_over_load": t(stages, "validate", "load", "work_s", "validation ÷ load, work"),
+            "refresh_validate_over_validate": t(
+                stages,
+                "refresh_validate",
+                "validate",
+                "work_s",
+                "validation after a one-day refresh ÷ the full validation, work",
+            ),
+            "validate_utilization_over_load": t(
+                stages,
+                "validate_utilization",
+                f"memory_{max(MEMORY_FACTORS):g}x",
+                "work_s",
+                "validation ÷ load of the largest utilization file, work",
+            ),
+            "dbt_over_load": t(stages, "dbt_build", "load", "work_s", "dbt build ÷ load, work"),
+            "spark_over_duckdb_dbt": t(
+                stages, "dbt_build_spark", "dbt_build", "wall_s", "dbt build on Spark ÷ on DuckDB, wall"
+            ),
+            "spark_over_duckdb_memory": t(
+                stages,
+                "dbt_build_spark",
+                "dbt_build",
+                "peak_rss_mb",
+                "peak memory (tree, JVM in), Spark ÷ DuckDB",
+            ),
+            "refresh_over_full": refresh_ratio(stages),
+            "refresh_over_full_net": refresh_ratio_net(stages),
+            "memory_4x_over_1x": t(
+                stages, "memory_4x", "memory_1x", "peak_rss_mb", "peak memory, 4× ÷ 1× of a utilization file"
+            ),
+            "memory_1x_over_0.25x": t(
+                stages, "memory_1x", "memory_0.25x", "peak_rss_mb", "peak memory, 1× ÷ 0.25× of the file"
+            ),
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -300,6 +359,23 @@ TARGETS = (
     ),
     Target("full_shape_validation_time", "… its validation takes less time than its load", 1.0, "×", True),
     Target("full_shape_validation_memory", "… in bounded memory (< 2 GB)", 2048.0, "MiB", True),
+    Target("whole_set_speed", "every utilization file: whole graph ÷ pyarrow bare read ≤ 3", 3.0, "×", True),
+    Target(
+        "whole_set_80gb",
+        "the ~80 GB utilization set through the whole graph, extrapolated, < 30 min",
+        30.0,
+        "min",
+        True,
+    ),
+    Target("whole_set_memory", "… the whole graph's peak memory < 4 GB", 4096.0, "MiB", True),
+    Target(
+        "whole_set_disk", "… disk beside a mirror source (landing + lake + DB) ÷ CSV < 0.25", 0.25, "×", True
+    ),
+    Target(
+        "whole_set_refresh", "one new day in every utilization file: refresh ÷ whole graph < 0.05", 0.05, "×"
+    ),
+    Target("whole_set_rerun", "a CLI re-run with nothing changed upstream < 3 s of work", 3.0, "s"),
+    Target("cookbook_queries", "each cookbook query ≤ 2× its hand-written lake query", 2.0, "×"),
 )
 
 
@@ -323,6 +399,13 @@ MEASURED_BY = {
     "full_set_database": "ratios.full_set_database_share",
     "full_shape_validation_time": "ratios.full_shape_validate_over_load",
     "full_shape_validation_memory": "stages.full_shape_validate.peak_rss_mb",
+    "whole_set_speed": "ratios.whole_set_over_pyarrow",
+    "whole_set_80gb": "ratios.whole_set_80gb_minutes",
+    "whole_set_memory": "stages.whole_set_graph.peak_rss_mb",
+    "whole_set_disk": "ratios.whole_set_disk_share",
+    "whole_set_refresh": "ratios.whole_set_refresh_over_graph",
+    "whole_set_rerun": "stages.whole_set_rerun.work_s",
+    "cookbook_queries": "ratios.cookbook_worst_over_lake",
 }
 
 
@@ -353,6 +436,36 @@ def verdict(measured: float | None, limit: float, unit: str) -> tuple[bool | Non
     )
 
 
+# Targets whose ratio's terms name no stage: the stages their measure comes from.
+STAGES_BEHIND = {
+    "full_shape_disk": ("full_shape_load", "full_shape_dbt"),
+    "full_set_database": ("dbt_build", "full_shape_dbt"),
+    "whole_set_disk": ("whole_set_graph",),
+    "cookbook_queries": ("whole_set_cookbook",),
+}
+
+
+def _stages_behind(key: str, stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio]) -> list[str]:
+    """The stages a target's measure is computed from (named in its basis or its ratio's terms)."""
+    if key in STAGES_BEHIND:
+        return list(STAGES_BEHIND[key])
+    kind, name, *_ = MEASURED_BY[key].split(".")
+    if kind == "stages":
+        return [name]
+    ratio = ratios[name]
+    words = re.findall(r"[a-z0-9_.]+", f"{ratio.numerator} {ratio.denominator}")
+    return list(dict.fromkeys(w.split(".")[0] for w in words if w.split(".")[0] in stages))
+
+
+def why_not_measured(key: str, stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio]) -> str:
+    """Why a target has no measure: the first stage behind it that did not run ok, with its reason."""
+    for name in _stages_behind(key, stages, ratios):
+        stage = stages[name]
+        if not stage.ok_runs:
+            return f"`{name}` {stage.status}" + (f": {stage.note}" if stage.note else "")
+    return "its stages ran, but the measure could not be computed from them"
+
+
 def evaluate_targets(
     stages: Mapping[str, StageSummary], ratios: Mapping[str, Ratio], scale: float
 ) -> list[dict[str, Any]]:
@@ -360,6 +473,8 @@ def evaluate_targets(
     for target in TARGETS:
         measured, basis = _measured(target.key, stages, ratios)
         passed, text = verdict(measured, target.limit, target.unit)
+        if measured is None:
+            text += f" — {why_not_measured(target.key, stages, ratios)}"
         if target.full_scale_only and scale < FULL_SCALE and measured is not None:
             text += f" — defined at scale 1.0, measured at {scale:g}"
         out.append(

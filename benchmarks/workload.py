@@ -1,6 +1,6 @@
 """Which upstream files each benchmark reads.
 
-- The **workload** of issue 6: both job files and BurstGPT files 1–2 (≈6.2 M rows at scale 1.0) — what
+- The **workload**: both job files and BurstGPT files 1–2 (≈6.2 M rows at scale 1.0) — what
   fetch, load, validate, dbt, ``pipeline_total`` and both baselines process.
 - **Utilization**: every DCGM and Prometheus file of the mirror (loaded separately: its size is set by
   ``--util-nodes``/``--util-days``, not by ``--scale``).
