@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -30,10 +31,38 @@ def read_header(path: Path) -> list[str]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise LoadError(path, f"header line is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    text = text.rstrip("\r\n")
+    text = re.split(r"\r\n|\r|\n", text, maxsplit=1)[0]  # a file with lone-CR line endings reads whole here
     if not text.strip():
         raise LoadError(path, "first line is blank: expected a header line")
-    return next(csv.reader([text]))
+    if "\0" in text:
+        raise LoadError(path, "header line holds a NUL byte: the file is binary or damaged; land it again")
+    try:
+        return next(csv.reader([text]))
+    except csv.Error as exc:
+        raise LoadError(path, f"header line is not CSV ({exc}): fix line 1 and land the file again") from None
+
+
+# Where DuckDB's message places the error: "line 12", "Line: 12", "byte 3456", "position 3456".
+_WHERE = re.compile(r"\b(line|byte|position)[:\s]+(\d+)", re.IGNORECASE)
+
+
+def engine_error(path: Path | str, exc: BaseException, offset: int = 0) -> LoadError:
+    """A LoadError for an error of the SQL engine while it read ``path``: the file and where the engine
+    stopped (a line, or a byte offset), in the project's words (the engine's own message and exception class
+    stay out of it: the command line shows LoadErrors as they are)."""
+    found = _WHERE.search(str(exc))
+    if found is None:
+        where = "at a place the engine did not name"
+    elif found.group(1).lower() == "line":
+        where = f"near line {int(found.group(2)) + offset}"
+    else:
+        where = f"near byte {int(found.group(2))}"
+    kind = "out of disk space" if "space left" in str(exc).lower() else "could not be read line by line"
+    return LoadError(
+        path,
+        f"{kind} {where}; nothing of the file was published (the lake keeps what it had). "
+        "Check the file's encoding and line endings there (or free disk space), land it again and re-run",
+    )
 
 
 def check_header(path: Path, header: list[str], schema: FileSchema) -> None:

@@ -26,7 +26,8 @@ from pipelines.families.upstream import UpstreamFile
 from pipelines.lake import csv_sql as q
 from pipelines.lake.append import appended_at, merge_partitions, write_tail
 from pipelines.lake.atomic import replacing
-from pipelines.lake.header import LoadError, check_header, read_header
+from pipelines.lake.dialect import prepare
+from pipelines.lake.header import LoadError, check_header, engine_error, read_header
 from pipelines.lake.relation import PARTITION_DIR_PREFIX, partitioned_scan
 from pipelines.lake.state import (
     FileLoadState,
@@ -160,8 +161,10 @@ def _wide_select(src: SourceFile, header: list[str], origin: str, loaded_at: str
     )
 
 
-def _checked_cte(path: Path, schema: FileSchema, header: list[str], shifted: bool, offset: int) -> str:
-    numbered = q.numbered_lines_sql(str(path), shifted=shifted, offset=offset)
+def _checked_cte(
+    path: Path, schema: FileSchema, header: list[str], shifted: bool, offset: int, joined: bool = False
+) -> str:
+    numbered = q.numbered_lines_sql(str(path), shifted=shifted, offset=offset, joined=joined)
     parsed = (
         f"select line, _row_number, {q.fields_sql()} as f from ({numbered}) where _row_number > {1 + offset}"
     )
@@ -169,7 +172,7 @@ def _checked_cte(path: Path, schema: FileSchema, header: list[str], shifted: boo
         parsed = f"select *, {q.BAD_CELL_SQL} as _bad_cell from ({parsed})"
         reason, column = q.wide_reason_sql(header)
     else:
-        reason, column = q.reason_sql(q.bind(header, schema), len(header))
+        reason, column = q.reason_sql(q.bind(header, schema), len(header), header)
     return f"with checked as (select *, {reason} as _reason, {column} as _reject_column from ({parsed}))"
 
 
@@ -209,17 +212,23 @@ def _parse(
         fast = _parse_wide_fast(settings, src, read_path, staging, loaded_at, header, offset, kept_rejects)
         if fast is not None:
             return fast
+    copy = settings.warehouse_dir / ".tmp" / f"{fam.key}-{src.upstream.stem}-lines-{os.getpid()}.csv"
     con = _connect(settings)
     try:
+        prepared = prepare(read_path, copy)
+        joined = bool(prepared.spans)
+        if joined:
+            con.execute("create temp table _line_spans (gap bigint, shift bigint)")
+            con.executemany("insert into _line_spans values (?, ?)", prepared.spans)
         n_decodable = _scalar(
-            con, f"select count(_ordinal) from ({q.read_lines_sql(str(read_path), store_rejects=True)})"
+            con, f"select count(_ordinal) from ({q.read_lines_sql(str(prepared.path), store_rejects=True)})"
         )
-        undecodable = con.execute(q.encoding_rejects_sql(offset)).fetchall()
+        undecodable = con.execute(q.encoding_rejects_sql(offset, joined)).fetchall()
         if undecodable:
             con.execute(q.LINE_GAPS_SQL)
         lines = n_decodable + len(undecodable) - 1  # the header is not a data line
-        checked = _checked_cte(read_path, schema, header, bool(undecodable), offset)
-        rejected = _write_rejects(con, settings, src, checked, loaded_at, offset, kept_rejects)
+        checked = _checked_cte(prepared.path, schema, header, bool(undecodable), offset, joined)
+        rejected = _write_rejects(con, settings, src, checked, loaded_at, offset, kept_rejects, joined)
         origin = _origin_sql(src.origin, src.real_lines)
         body = (
             _wide_select(src, header, origin, loaded_at)
@@ -236,8 +245,12 @@ def _parse(
         )
         _merge_split_partitions(con, staging)
         partitions = _staged_partitions(con, staging, [c[0] for c in columns]) if written else []
+    except duckdb.Error as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise engine_error(src.path, exc, offset) from None
     finally:
         con.close()
+        copy.unlink(missing_ok=True)
     return _Parsed(lines, rejected, int(written), [c for c in columns if c[0] != "_partition"], partitions)
 
 
@@ -280,16 +293,17 @@ def _parse_tail(
     the file's ``old.lines``, and stage the partitions they touch. None (nothing staged) when it is not, or
     when the new lines do not give the columns the file had (its schema changed since): then the file is
     parsed whole."""
-    at = appended_at(old, src.path)
-    if at is None:
+    appended = appended_at(old, src.path)
+    if appended is None:
         return None
+    at, before = appended
     tail_file = settings.warehouse_dir / ".tmp" / f"{old.family}-{old.stem}-tail-{os.getpid()}.csv"
     tail_file.parent.mkdir(parents=True, exist_ok=True)
     rejects = rejects_path(settings, old.family, old.stem)
     try:
         write_tail(src.path, at, tail_file)
         tail = _parse(
-            settings, src, tail_file, staging, loaded_at, header, offset=old.lines, kept_rejects=rejects,
+            settings, src, tail_file, staging, loaded_at, header, offset=before, kept_rejects=rejects,
             fast_wide=fast_wide,
         )  # fmt: skip
     except BaseException:
@@ -389,7 +403,7 @@ def load_file(
 
 def _write_rejects(
     con: duckdb.DuckDBPyConnection, settings: Settings, src: SourceFile, checked: str, loaded_at: str,
-    offset: int, kept: Path | None,
+    offset: int, kept: Path | None, joined: bool = False,
 ) -> int:  # fmt: skip
     """Write the file's rejects (after those in ``kept``, from an earlier load); returns how many it holds."""
     fam, path, at = (
@@ -399,13 +413,13 @@ def _write_rejects(
     )
     parse_rejects = (
         f"{checked} select {fam} as family, {path} as source_file, _row_number as line, "
-        f"_reject_column as column_name, _reason as reason, line as raw_text, {at} as loaded_at "
+        f"_reject_column as column_name, _reason as reason, ltrim(line, chr(29)) as raw_text, {at} as loaded_at "
         "from checked where _reason is not null"
     )
     decode_rejects = (
         f"select {fam}, {path}, _row_number, cast(null as varchar), "
         "lower(cast(error_type as varchar)) || ': ' || error_message, raw_text, "
-        f"{at} from ({q.encoding_rejects_sql(offset)})"
+        f"{at} from ({q.encoding_rejects_sql(offset, joined)})"
     )
     return _copy_rejects(con, settings, src, f"{parse_rejects} union all {decode_rejects}", kept)
 
