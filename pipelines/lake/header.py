@@ -21,6 +21,11 @@ class LoadError(RuntimeError):
         self.reason = reason
 
 
+class DiskFullError(LoadError):
+    """The disk filled up while a file was loaded: the family's load stops (its other files would fail alike)
+    and the lake keeps what it had."""
+
+
 def read_header(path: Path) -> list[str]:
     """The column names of ``path``'s first line (BOM and CR stripped, quoted names unquoted)."""
     with path.open("rb") as fh:
@@ -57,11 +62,10 @@ def engine_error(path: Path | str, exc: BaseException, offset: int = 0) -> LoadE
         where = f"near line {int(found.group(2)) + offset}"
     else:
         where = f"near byte {int(found.group(2))}"
-    kind = "out of disk space" if "space left" in str(exc).lower() else "could not be read line by line"
     return LoadError(
         path,
-        f"{kind} {where}; nothing of the file was published (the lake keeps what it had). "
-        "Check the file's encoding and line endings there (or free disk space), land it again and re-run",
+        f"could not be read line by line {where}; nothing of the file was published (the lake keeps what it "
+        "had). Check the file's encoding and line endings there, land it again and re-run",
     )
 
 

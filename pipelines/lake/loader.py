@@ -9,11 +9,12 @@ appended lines has just those parsed (``pipelines/lake/append.py``).
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,13 +28,14 @@ from pipelines.lake import csv_sql as q
 from pipelines.lake.append import appended_at, merge_partitions, write_tail
 from pipelines.lake.atomic import replacing
 from pipelines.lake.dialect import prepare
-from pipelines.lake.header import LoadError, check_header, engine_error, read_header
+from pipelines.lake.header import DiskFullError, LoadError, check_header, engine_error, read_header
 from pipelines.lake.relation import PARTITION_DIR_PREFIX, partitioned_scan
 from pipelines.lake.state import (
     FileLoadState,
     PartitionState,
     SwapResult,
     content_hash_sql,
+    damaged_outputs,
     family_raw_dir,
     outputs_present,
     publish,
@@ -77,6 +79,7 @@ class LoadResult:
     mode: str  # unchanged | full (every line parsed) | append (only the lines appended since the last load)
     lines_parsed: int  # data lines this load read and parsed
     parser: str | None = None  # fast (a clean wide file, wide_fast) | exact (line by line in SQL) | None
+    repaired: list[str] = field(default_factory=list)  # lake files found missing or damaged, rebuilt
 
     @property
     def skipped(self) -> bool:
@@ -247,7 +250,7 @@ def _parse(
         partitions = _staged_partitions(con, staging, [c[0] for c in columns]) if written else []
     except duckdb.Error as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise engine_error(src.path, exc, offset) from None
+        raise _failure(settings, src.path, exc, offset) from None
     finally:
         con.close()
         copy.unlink(missing_ok=True)
@@ -325,18 +328,55 @@ def _parse_tail(
     return tail
 
 
+def _staging_dir(settings: Settings, family_key: str, stem: str) -> Path:
+    return family_raw_dir(settings, family_key) / f".staging-{stem}-{os.getpid()}"
+
+
+def _no_space(exc: BaseException) -> bool:
+    """Whether ``exc`` (from Python, pyarrow or DuckDB) says the disk is full."""
+    return getattr(exc, "errno", None) == errno.ENOSPC or "no space left on device" in str(exc).lower()
+
+
+def _failure(settings: Settings, path: Path, exc: BaseException, offset: int = 0) -> LoadError:
+    """The LoadError for an engine or OS error while ``path`` was loaded: disk full, or the engine's parser."""
+    if _no_space(exc):
+        return DiskFullError(
+            path,
+            f"disk full (no space left on device) while loading it into {settings.lake_dir}; nothing of this "
+            "load was published: the lake keeps the files of the last load. Free space and re-run",
+        )
+    return engine_error(path, exc, offset)
+
+
 def load_file(
     settings: Settings, src: SourceFile, *, force: bool = False, fast_wide: bool = True
 ) -> LoadResult:
     """Load ``src`` into the lake; a file already loaded with the same sha256 is left alone, and a file that
     only grew by whole lines appended to what was loaded has just those lines parsed. A wide file goes the
     fast path (``wide_fast``) when it is clean, else (or with ``fast_wide=False``) the exact path; both give
-    the same lake rows, content hashes, state and rejects."""
+    the same lake rows, content hashes, state and rejects. A lake file of it that is missing or damaged
+    (``damaged_outputs``) is rebuilt from the landed file (``LoadResult.repaired`` names them). An engine
+    error is a LoadError naming the file and where; disk full is a DiskFullError."""
+    try:
+        return _load_file(settings, src, force=force, fast_wide=fast_wide)
+    except (duckdb.Error, OSError) as exc:
+        if isinstance(exc, OSError) and not _no_space(exc):
+            raise
+        shutil.rmtree(_staging_dir(settings, src.upstream.family, src.upstream.stem), ignore_errors=True)
+        raise _failure(settings, src.path, exc) from None
+
+
+def _load_file(settings: Settings, src: SourceFile, *, force: bool, fast_wide: bool) -> LoadResult:
     started = time.monotonic()
     fam = family(src.upstream.family)
     schema = fam.schema
     stem = src.upstream.stem
     old = read_state(settings, fam.key, stem)
+    repaired: list[str] = []
+    if old is not None:
+        repaired = damaged_outputs(settings, old)
+        for path in repaired:  # rebuilt below (their partitions are written whatever their recorded hash)
+            Path(path).unlink(missing_ok=True)
     if not force and old is not None and old.sha256 == src.sha256 and outputs_present(settings, old):
         return LoadResult(old, None, time.monotonic() - started, "unchanged", 0)
 
@@ -344,7 +384,7 @@ def load_file(
     check_header(src.path, header, schema)
     loaded_at = datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
     size = src.path.stat().st_size
-    staging = family_raw_dir(settings, fam.key) / f".staging-{stem}-{os.getpid()}"
+    staging = _staging_dir(settings, fam.key, stem)
     shutil.rmtree(staging, ignore_errors=True)
     appendable = old is not None and not force and outputs_present(settings, old)
     tail = (
@@ -398,7 +438,7 @@ def load_file(
         size=size,
     )
     write_state(settings, state)
-    return LoadResult(state, swap, time.monotonic() - started, mode, tail.lines, tail.parser)
+    return LoadResult(state, swap, time.monotonic() - started, mode, tail.lines, tail.parser, repaired)
 
 
 def _write_rejects(
