@@ -10,6 +10,7 @@ any double quote at all: only then can a quoted field span lines (``csv_sql.reco
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,9 +90,9 @@ def prepare(path: Path, tmp: Path) -> Prepared:
     """``path`` itself when DuckDB can read it line by line as it is; else a copy at ``tmp`` with LF line
     endings and each quoted field's line breaks written as JOINED_BREAK (one record, one line)."""
     d = sniff(path)
-    if not d.mixed_endings and not d.quotes:
+    join = d.quotes and not d.separator and _opens_quoted_field(path)
+    if not d.mixed_endings and not join:
         return Prepared(path, [])
-    join = d.quotes and not d.separator
     spans: list[tuple[int, int]] = []
     out_line = shift = 0
     with path.open("rb") as fh, tmp.open("wb") as out:
@@ -124,6 +125,25 @@ def prepare(path: Path, tmp: Path) -> Prepared:
         while pending:  # a quoted field open at the end of the file: its lines one by one
             pending = _unjoin(pending, emit)
     return Prepared(tmp, spans)
+
+
+# Lines that each end outside quotes when they start outside them (fields as ``ends_in_quotes`` reads
+# them), each ended by LF or CRLF, the last maybe by nothing: a chunk of the file that matches has no record
+# spanning lines.
+_FIELD = rb'(?:"(?:[^"\r\n]|"")*+"[^,\r\n]*|[^,"\r\n][^,\r\n]*|)'
+_LINE = rb"%s(?:,%s)*+" % (_FIELD, _FIELD)
+_CLOSED_LINES = re.compile(rb"(?:%s\r?\n)*+(?:%s)?" % (_LINE, _LINE))
+
+
+def _opens_quoted_field(path: Path) -> bool:
+    """Whether some line of ``path`` (read from outside quotes) may leave a quoted field open, or holds a
+    lone CR: only then can a record span lines (``prepare`` then reads it line by line)."""
+    with path.open("rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            chunk += fh.readline()  # whole lines
+            if b'"' in chunk and not _CLOSED_LINES.fullmatch(chunk):
+                return True
+    return False
 
 
 def _split(raw: bytes) -> list[bytes]:
