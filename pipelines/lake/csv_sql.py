@@ -19,7 +19,7 @@ from pipelines.lake.relation import ident, lit
 
 # A field delimiter that never occurs in the traces: each physical line arrives as one value.
 _LINE_DELIM = "\\x1f"
-_MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 64 * 1024 * 1024
 # Strict timestamp shape; DuckDB alone would accept a truncated "00:18:2" as 00:18:02.
 TS_PATTERN = r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}(:?\d{2})?|Z)?$"
 OFFSET_PATTERN = r"([+-]\d{2}(:?\d{2})?|Z)$"
@@ -33,7 +33,7 @@ def read_lines_sql(path: str, *, store_rejects: bool) -> str:
     return (
         f"select line, row_number() over () as _ordinal from read_csv({lit(path)}, header=false, "
         f"columns={{'line': 'VARCHAR'}}, delim=e'{_LINE_DELIM}', quote='', escape='', auto_detect=false, "
-        f"ignore_errors=true, max_line_size={_MAX_LINE_BYTES}{rejects})"
+        f"ignore_errors=true, max_line_size={MAX_LINE_BYTES}{rejects})"
     )
 
 

@@ -60,6 +60,16 @@ _NO_REJECTS = (
 )
 
 
+# The reason of a line DuckDB's reader could not decode, in the project's words (not the engine's message).
+_DECODE_REASON = (
+    "case lower(cast(error_type as varchar)) "
+    "when 'invalid encoding' then 'invalid encoding: the line is not UTF-8 (fix the byte, or re-encode the "
+    "file as UTF-8)' "
+    f"when 'line size over maximum' then 'line longer than {q.MAX_LINE_BYTES >> 20} MiB' "
+    "else lower(cast(error_type as varchar)) || ': the CSV reader could not read this line' end"
+)
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """A landed file ready to load."""
@@ -458,7 +468,7 @@ def _write_rejects(
     )
     decode_rejects = (
         f"select {fam}, {path}, _row_number, cast(null as varchar), "
-        "lower(cast(error_type as varchar)) || ': ' || error_message, raw_text, "
+        f"{_DECODE_REASON}, raw_text, "
         f"{at} from ({q.encoding_rejects_sql(offset, joined)})"
     )
     return _copy_rejects(con, settings, src, f"{parse_rejects} union all {decode_rejects}", kept)
