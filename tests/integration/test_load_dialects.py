@@ -141,6 +141,7 @@ WIDE_CASES = {
     "crlf": f"{WIDE}\r\n{W1}\r\n{W2}\r\n".encode(),
     "crlf_then_lf": f"{WIDE}\r\n{W1}\r\n{W2}\n{W1}\n".encode(),
     "lone_cr": f"{WIDE}\r{W1}\r{W2}\r".encode(),
+    "lone_cr_and_a_blank_line": f"{WIDE}\n{W1}\r{W2}\n\n{W1}\n".encode(),
     "bom": f"\ufeff{WIDE}\n{W1}\n".encode(),
     "quoted": f'{WIDE}\n"{W1.split(",")[0]}","99.0",1\n{W2}\n'.encode(),
     "trailing_blank_lines": f"{WIDE}\n{W1}\n{W2}\n\n".encode(),
