@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -158,3 +161,68 @@ def test_damaged_rejects_file_is_rebuilt(tmp_path: Path) -> None:
     (result,) = load_family(settings, "acme__seren_jobs").results
     assert result.repaired == [str(path)]
     assert duckdb.sql(f"select count(*) from '{path}'").fetchall() == [(0,)]
+
+
+_PUBLISHER = """
+import shutil
+import sys
+import time
+from pathlib import Path
+from pipelines.settings import load_settings
+from pipelines.warehouse import db
+settings = load_settings({"WAREHOUSE_DIR": sys.argv[1]})
+with db.writer(settings) as con:  # a first snapshot, published whole
+    con.execute("create table t as select range as x, 1 as i from range(200000)")
+
+def half_then_hang(src, dst):  # the copy reaches half the file, then the process is killed
+    with open(src, "rb") as fh, open(dst, "wb") as out:
+        data = fh.read()
+        out.write(data[: len(data) // 2])
+        out.flush()
+    Path(sys.argv[2]).touch()
+    time.sleep(3600)
+
+db.shutil = type("shutil", (), {"copyfile": staticmethod(half_then_hang)})
+with db.writer(settings) as con:
+    con.execute("create or replace table t as select range as x, 2 as i from range(200000)")
+"""
+
+
+def test_kill_9_while_the_reader_snapshot_is_published(tmp_path: Path) -> None:
+    """A writer killed (SIGKILL) half-way through copying ``trace.duckdb`` to ``published/`` (the copy is
+    made to stop there; the kill is real): readers still get the previous snapshot whole, and the next write
+    session publishes the current database and clears the half-copied temp file."""
+    from pipelines.warehouse.db import reader, snapshot_path, writer
+
+    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path / "warehouse")})
+    mid_copy = tmp_path / "mid-copy"
+    proc = subprocess.Popen([sys.executable, "-c", _PUBLISHER, str(settings.warehouse_dir), str(mid_copy)])
+    try:
+        while not mid_copy.exists() and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the publisher stopped before its copy"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+
+    snapshot = snapshot_path(settings)
+    assert list(snapshot.parent.glob("*.tmp")), "the kill left a half-copied snapshot"
+    con = duckdb.connect(str(snapshot), read_only=True)
+    try:  # the previous snapshot, whole
+        assert con.execute("select count(*), max(i) from t").fetchall() == [(200_000, 1)]
+    finally:
+        con.close()
+    con = reader(settings)  # the live file: the killed session had committed its change
+    try:
+        assert con.execute("select max(i) from t").fetchall() == [(2,)]
+    finally:
+        con.close()
+    with writer(settings) as con:  # the lock died with the process; the next session publishes
+        con.execute("create or replace table u as select 1 as x")
+    assert not list(snapshot.parent.glob("*.tmp"))
+    con = duckdb.connect(str(snapshot), read_only=True)
+    try:
+        assert con.execute("select max(i) from t union all select x from u").fetchall() == [(2,), (1,)]
+    finally:
+        con.close()
