@@ -6,7 +6,9 @@ Here DuckDB's CSV reader streams every physical line (one VARCHAR column, no quo
 fields are split and cast in SQL; each line either becomes a row or a reject with a reason naming the
 column and the value. Only lines DuckDB itself cannot decode (invalid UTF-8, over-long) leave the stream;
 they come back from its rejects table with their line numbers, and the numbering of the other lines is
-shifted past them.
+shifted past them. A file whose line endings change part-way, or whose quoted fields hold line breaks, is
+read from a copy ``dialect.prepare`` makes (a record a line), numbered back to the file's lines. Lines with a
+NUL byte, a repeated header (concatenated files) or a quoted field never closed are rejected as such.
 """
 
 from __future__ import annotations

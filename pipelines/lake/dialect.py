@@ -3,9 +3,14 @@
 DuckDB's CSV reader splits lines on one kind of line ending per file. A file whose endings change part-way
 (CRLF lines followed by LF lines: files concatenated, or edited on two systems) stops it with a parser
 error, and a line ended by a lone CR (classic Mac) is not a line to it at all; Python's csv module and pandas
-read both. One pass over the bytes (no decoding) finds out; such a file is parsed from a copy whose every
-line ending (CRLF, CR or LF) is LF, so each line keeps its number. The same pass notes whether the file has
-any double quote at all: only then can a quoted field span lines (``csv_sql.records_sql``).
+read both. And a quoted field may hold line breaks: one record over several lines.
+
+``prepare`` finds out in one pass over the bytes (no decoding; a regex per 1 MB chunk tells whether any
+quoted field may stay open at a line's end). A file with neither is read as it is. Otherwise DuckDB reads a
+copy in which every line ending (CRLF, CR or LF) is LF and each record is one line (its quoted line breaks
+written as JOINED_BREAK); ``Prepared.spans`` maps the copy's lines back to the file's, so every record keeps
+the number of the line it starts on. A quoted field never closed does not swallow the rest of the file, as
+it does for Python's csv module: its line is rejected and the lines after it are read again.
 """
 
 from __future__ import annotations

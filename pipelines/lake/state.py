@@ -34,7 +34,7 @@ class FileLoadState:
     stem: str
     sha256: str
     data_origin: str
-    lines: int  # data lines (the header excluded)
+    lines: int  # data lines (the header excluded; a record whose quoted field spans lines counts once)
     loaded: int
     rejected: int
     loaded_at: str
