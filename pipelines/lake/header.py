@@ -32,11 +32,11 @@ def read_header(path: Path) -> list[str]:
         raw = fh.readline(_MAX_HEADER_BYTES)
     if not raw:
         raise LoadError(path, "file is empty: expected a header line")
+    raw = re.split(rb"\r\n|\r|\n", raw, maxsplit=1)[0]  # a file with lone-CR line endings reads whole here
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise LoadError(path, f"header line is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    text = re.split(r"\r\n|\r|\n", text, maxsplit=1)[0]  # a file with lone-CR line endings reads whole here
     if not text.strip():
         raise LoadError(path, "first line is blank: expected a header line")
     if "\0" in text:

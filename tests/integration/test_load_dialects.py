@@ -32,6 +32,11 @@ CASES: dict[str, tuple[bytes, list[tuple[int, str]], list[tuple[int, str]]]] = {
     "crlf_then_lf": (f"{HEADER}\r\n{A}\r\n{B}\n{C}\n".encode(), [(2, "ChatGPT"), (3, "GPT-4"), (4, "GPT-4")], []),
     "lf_then_crlf": (f"{HEADER}\n{A}\n{B}\r\n{C}\r\n".encode(), [(2, "ChatGPT"), (3, "GPT-4"), (4, "GPT-4")], []),
     "lone_cr": (f"{HEADER}\r{A}\r{B}\r".encode(), [(2, "ChatGPT"), (3, "GPT-4")], []),
+    "lone_cr_and_a_non_utf8_byte": (
+        f"{HEADER}\r{A}\r".encode() + b"6,Chat\xffGPT,1,2,3,API log\r" + f"{B}\r".encode(),
+        [(2, "ChatGPT"), (4, "GPT-4")],
+        [(3, "invalid encoding")],
+    ),
     "bom": (f"\ufeff{HEADER}\n{A}\n".encode(), [(2, "ChatGPT")], []),
     "quoted_comma_quote_newline": (
         f'{HEADER}\n5,"Chat,\n""GPT""",1,2,3,"API log"\n{B}\n'.encode(),
