@@ -23,20 +23,27 @@ from pipelines.settings import Settings
 _CHUNK = 1 << 20
 
 
-def appended_at(old: FileLoadState, path: Path) -> int | None:
-    """The byte offset of the first new line when ``path`` is the file ``old`` recorded with whole lines
-    appended, else None (then the file is parsed whole)."""
+def appended_at(old: FileLoadState, path: Path) -> tuple[int, int] | None:
+    """When ``path`` is the file ``old`` recorded with whole lines appended: the byte offset of the first new
+    line and the physical data lines before it (line endings CRLF, CR or LF; more than ``old.lines`` when a
+    quoted field held line breaks). Else None (then the file is parsed whole)."""
     if old.size is None or path.stat().st_size <= old.size:
         return None
     digest, remaining, last = hashlib.sha256(), old.size, b""
+    breaks, prev_cr = 0, False
     with path.open("rb") as fh:
         while remaining:
             last = fh.read(min(remaining, _CHUNK))
             if not last:
                 return None
             digest.update(last)
+            breaks += last.count(b"\n") + last.count(b"\r") - last.count(b"\r\n")
+            breaks -= 1 if prev_cr and last[:1] == b"\n" else 0
+            prev_cr = last[-1:] == b"\r"
             remaining -= len(last)
-    return old.size if last.endswith(b"\n") and digest.hexdigest() == old.sha256 else None
+    if not last.endswith(b"\n") or digest.hexdigest() != old.sha256:
+        return None
+    return old.size, breaks - 1  # the header is not a data line
 
 
 def write_tail(path: Path, at: int, target: Path) -> None:

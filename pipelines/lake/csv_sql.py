@@ -6,7 +6,9 @@ Here DuckDB's CSV reader streams every physical line (one VARCHAR column, no quo
 fields are split and cast in SQL; each line either becomes a row or a reject with a reason naming the
 column and the value. Only lines DuckDB itself cannot decode (invalid UTF-8, over-long) leave the stream;
 they come back from its rejects table with their line numbers, and the numbering of the other lines is
-shifted past them.
+shifted past them. A file whose line endings change part-way, or whose quoted fields hold line breaks, is
+read from a copy ``dialect.prepare`` makes (a record a line), numbered back to the file's lines. Lines with a
+NUL byte, a repeated header (concatenated files) or a quoted field never closed are rejected as such.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pipelines.lake.relation import ident, lit
 
 # A field delimiter that never occurs in the traces: each physical line arrives as one value.
 _LINE_DELIM = "\\x1f"
-_MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 64 * 1024 * 1024
 # Strict timestamp shape; DuckDB alone would accept a truncated "00:18:2" as 00:18:02.
 TS_PATTERN = r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?([+-]\d{2}(:?\d{2})?|Z)?$"
 OFFSET_PATTERN = r"([+-]\d{2}(:?\d{2})?|Z)$"
@@ -33,26 +35,34 @@ def read_lines_sql(path: str, *, store_rejects: bool) -> str:
     return (
         f"select line, row_number() over () as _ordinal from read_csv({lit(path)}, header=false, "
         f"columns={{'line': 'VARCHAR'}}, delim=e'{_LINE_DELIM}', quote='', escape='', auto_detect=false, "
-        f"ignore_errors=true, max_line_size={_MAX_LINE_BYTES}{rejects})"
+        f"ignore_errors=true, max_line_size={MAX_LINE_BYTES}{rejects})"
     )
 
 
-def numbered_lines_sql(path: str, *, shifted: bool, offset: int = 0) -> str:
+def numbered_lines_sql(path: str, *, shifted: bool, offset: int = 0, joined: bool = False) -> str:
     """Lines with their true line number in the file (header = line 1).
 
     ``shifted``: the temp table ``_line_gaps(gap, shift)`` holds, for the undecodable lines, how many decodable
     lines precede them; an ASOF join then shifts each ordinal past the undecodable lines before it.
     ``offset``: added to every data line's number (``path`` holds the header and an appended tail whose first
     line follows ``offset`` data lines of the whole file).
+    ``joined``: ``path`` is a copy made by ``dialect.prepare`` whose lines are records (a quoted field's line
+    breaks written as ``JOINED_BREAK``); the temp table ``_line_spans(gap, shift)`` maps its lines back to the
+    landed file's, and the breaks become LF again.
     """
     base = read_lines_sql(path, store_rejects=False)
     shift = f" + {int(offset)}" if offset else ""
-    if not shifted:
-        return f"select rtrim(line, chr(13)) as line, _ordinal{shift} as _row_number from ({base})"
-    return (
-        f"select rtrim(n.line, chr(13)) as line, n._ordinal + coalesce(g.shift, 0){shift} as _row_number "
-        f"from ({base}) n asof left join _line_gaps g on n._ordinal > g.gap"
-    )
+    if shifted:
+        base = (
+            f"select n.line, n._ordinal + coalesce(g.shift, 0) as _ordinal "
+            f"from ({base}) n asof left join _line_gaps g on n._ordinal > g.gap"
+        )
+    if joined:
+        base = (
+            f"select replace(n.line, chr(30), chr(10)) as line, n._ordinal + coalesce(s.shift, 0) as _ordinal "
+            f"from ({base}) n asof left join _line_spans s on n._ordinal > s.gap"
+        )
+    return f"select rtrim(line, chr(13)) as line, _ordinal{shift} as _row_number from ({base})"
 
 
 LINE_GAPS_SQL = """
@@ -64,11 +74,18 @@ select gap, max(j) as shift from (
 """
 
 
-def encoding_rejects_sql(offset: int = 0) -> str:
+def encoding_rejects_sql(offset: int = 0, joined: bool = False) -> str:
     """The lines DuckDB could not decode, numbered as in ``numbered_lines_sql`` with the same ``offset``."""
+    rejects = "select *, cast(line as bigint) as _copy_line from reject_errors"
+    if joined:
+        rejects = (
+            "select r.*, cast(r.line as bigint) + coalesce(s.shift, 0) as _copy_line "
+            "from reject_errors r asof left join _line_spans s on cast(r.line as bigint) > s.gap"
+        )
     return (
-        f"select cast(line as bigint) + {int(offset)} as _row_number, trim(csv_line, chr(10) || chr(13)) "
-        "as raw_text, error_type, error_message from reject_errors order by line"
+        f"select _copy_line + {int(offset)} as _row_number, "
+        "replace(trim(csv_line, chr(10) || chr(13)), chr(30), chr(10)) as raw_text, error_type, error_message "
+        f"from ({rejects}) order by _copy_line"
     )
 
 
@@ -120,13 +137,36 @@ def bad_value_sql(value: str, type_: ColumnType) -> str | None:
     return f"try_cast({value} as {type_}) is null"
 
 
-def reason_sql(columns: Sequence[BoundColumn], n_fields: int) -> tuple[str, str]:
-    """Two CASE expressions over ``line``/``f``: the reject reason (NULL when the line is good) and the column."""
+NUL_REASON = "the line holds a NUL byte (binary data, or a file cut and filled with zeros)"
+REPEATED_HEADER_REASON = "the header line again (files concatenated?)"
+UNCLOSED_REASON = "a quoted field opened on this line is never closed (a stray double quote?)"
+
+
+def _line_rules(header: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The reasons that reject a whole line before its fields are looked at, and their (NULL) columns."""
+    names = "[" + ", ".join(lit(h) for h in header) + "]"
+    first = lit(header[0]) if header else "''"
+    repeated = f"(ltrim(f[1], chr(65279)) = {first} and [ltrim(f[1], chr(65279))] || f[2:] = {names})"
     reason = [
         "when line is null or trim(line) = '' then 'empty line'",
-        f"when len(f) <> {n_fields} then printf('expected {n_fields} fields, found %d', len(f))",
+        f"when starts_with(line, chr(29)) then {lit(UNCLOSED_REASON)}",
+        f"when contains(line, chr(0)) then {lit(NUL_REASON)}",
+        f"when {repeated} then {lit(REPEATED_HEADER_REASON)}",
     ]
-    column = ["when line is null or trim(line) = '' then null", f"when len(f) <> {n_fields} then null"]
+    column = [
+        "when line is null or trim(line) = '' then null",
+        "when starts_with(line, chr(29)) then null",
+        "when contains(line, chr(0)) then null",
+        f"when {repeated} then null",
+    ]
+    return reason, column
+
+
+def reason_sql(columns: Sequence[BoundColumn], n_fields: int, header: Sequence[str] = ()) -> tuple[str, str]:
+    """Two CASE expressions over ``line``/``f``: the reject reason (NULL when the line is good) and the column."""
+    reason, column = _line_rules(header or [c.header for c in columns])
+    reason.append(f"when len(f) <> {n_fields} then printf('expected {n_fields} fields, found %d', len(f))")
+    column.append(f"when len(f) <> {n_fields} then null")
     for c in columns:
         value = _field(c.position)
         empty = f"trim({value}) = ''"
@@ -184,8 +224,9 @@ def wide_reason_sql(header: Sequence[str], time_position: int = 1) -> tuple[str,
     t = _field(time_position)
     bad_ts = bad_value_sql(t, "TIMESTAMP")
     bad_cell = "_bad_cell"
+    rules, rule_columns = _line_rules(header)
     reason = (
-        "case when line is null or trim(line) = '' then 'empty line' "
+        f"case {' '.join(rules)} "
         f"when len(f) <> {n} then printf('expected {n} fields, found %d', len(f)) "
         f"when trim({t}) = '' then 'column Time: empty value in a required column' "
         f"when {bad_ts} then 'column Time: ''' || left({t}, 60) || ''' is not a timestamp' "
@@ -193,7 +234,7 @@ def wide_reason_sql(header: Sequence[str], time_position: int = 1) -> tuple[str,
         f"|| left(f[{bad_cell} + 1], 60) || ''' is not a number' else null end"
     )
     column = (
-        f"case when line is null or trim(line) = '' or len(f) <> {n} then null "
+        f"case {' '.join(rule_columns)} when len(f) <> {n} then null "
         f"when trim({t}) = '' or {bad_ts} then 'Time' "
         f"when {bad_cell} > 0 then {names}[{bad_cell} + 1] else null end"
     )

@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 
 from pipelines.families.registry import upstream_file
-from pipelines.lake.header import LoadError
+from pipelines.lake.header import DiskFullError, LoadError
 from pipelines.lake.loader import LoadResult, SourceFile, load_file
 from pipelines.lake.pending import add_pending
 from pipelines.lake.state import FileLoadState
@@ -71,6 +71,8 @@ def load_family(
             continue
         try:
             result = load_file(settings, src)
+        except DiskFullError:  # its other files would fail alike: the family's load stops here
+            raise
         except LoadError as exc:
             out.errors.append(exc)
             continue
@@ -84,6 +86,11 @@ def load_family(
                 )
             )
             continue
+        if result.repaired:
+            say(
+                f"{src.upstream.mirror_path}: lake file(s) missing or damaged, rebuilt from the landed file: "
+                + ", ".join(result.repaired)
+            )
         if settings.drop_landed:
             drop_landed_copy(settings, result.state)
         st = result.state

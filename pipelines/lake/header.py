@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -20,20 +21,52 @@ class LoadError(RuntimeError):
         self.reason = reason
 
 
+class DiskFullError(LoadError):
+    """The disk filled up while a file was loaded: the family's load stops (its other files would fail alike)
+    and the lake keeps what it had."""
+
+
 def read_header(path: Path) -> list[str]:
     """The column names of ``path``'s first line (BOM and CR stripped, quoted names unquoted)."""
     with path.open("rb") as fh:
         raw = fh.readline(_MAX_HEADER_BYTES)
     if not raw:
         raise LoadError(path, "file is empty: expected a header line")
+    raw = re.split(rb"\r\n|\r|\n", raw, maxsplit=1)[0]  # a file with lone-CR line endings reads whole here
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise LoadError(path, f"header line is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    text = text.rstrip("\r\n")
     if not text.strip():
         raise LoadError(path, "first line is blank: expected a header line")
-    return next(csv.reader([text]))
+    if "\0" in text:
+        raise LoadError(path, "header line holds a NUL byte: the file is binary or damaged; land it again")
+    try:
+        return next(csv.reader([text]))
+    except csv.Error as exc:
+        raise LoadError(path, f"header line is not CSV ({exc}): fix line 1 and land the file again") from None
+
+
+# Where DuckDB's message places the error: "line 12", "Line: 12", "byte 3456", "position 3456".
+_WHERE = re.compile(r"\b(line|byte|position)[:\s]+(\d+)", re.IGNORECASE)
+
+
+def engine_error(path: Path | str, exc: BaseException, offset: int = 0) -> LoadError:
+    """A LoadError for an error of the SQL engine while it read ``path``: the file and where the engine
+    stopped (a line, or a byte offset), in the project's words (the engine's own message and exception class
+    stay out of it: the command line shows LoadErrors as they are)."""
+    found = _WHERE.search(str(exc))
+    if found is None:
+        where = "at a place the engine did not name"
+    elif found.group(1).lower() == "line":
+        where = f"near line {int(found.group(2)) + offset}"
+    else:
+        where = f"near byte {int(found.group(2))}"
+    return LoadError(
+        path,
+        f"could not be read line by line {where}; nothing of the file was published (the lake keeps what it "
+        "had). Check the file's encoding and line endings there, land it again and re-run",
+    )
 
 
 def check_header(path: Path, header: list[str], schema: FileSchema) -> None:

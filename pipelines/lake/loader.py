@@ -9,11 +9,12 @@ appended lines has just those parsed (``pipelines/lake/append.py``).
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,13 +27,15 @@ from pipelines.families.upstream import UpstreamFile
 from pipelines.lake import csv_sql as q
 from pipelines.lake.append import appended_at, merge_partitions, write_tail
 from pipelines.lake.atomic import replacing
-from pipelines.lake.header import LoadError, check_header, read_header
+from pipelines.lake.dialect import prepare
+from pipelines.lake.header import DiskFullError, LoadError, check_header, engine_error, read_header
 from pipelines.lake.relation import PARTITION_DIR_PREFIX, partitioned_scan
 from pipelines.lake.state import (
     FileLoadState,
     PartitionState,
     SwapResult,
     content_hash_sql,
+    damaged_outputs,
     family_raw_dir,
     outputs_present,
     publish,
@@ -57,6 +60,16 @@ _NO_REJECTS = (
 )
 
 
+# The reason of a line DuckDB's reader could not decode, in the project's words (not the engine's message).
+_DECODE_REASON = (
+    "case lower(cast(error_type as varchar)) "
+    "when 'invalid encoding' then 'invalid encoding: the line is not UTF-8 (fix the byte, or re-encode the "
+    "file as UTF-8)' "
+    f"when 'line size over maximum' then 'line longer than {q.MAX_LINE_BYTES >> 20} MiB' "
+    "else lower(cast(error_type as varchar)) || ': the CSV reader could not read this line' end"
+)
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """A landed file ready to load."""
@@ -76,6 +89,7 @@ class LoadResult:
     mode: str  # unchanged | full (every line parsed) | append (only the lines appended since the last load)
     lines_parsed: int  # data lines this load read and parsed
     parser: str | None = None  # fast (a clean wide file, wide_fast) | exact (line by line in SQL) | None
+    repaired: list[str] = field(default_factory=list)  # lake files found missing or damaged, rebuilt
 
     @property
     def skipped(self) -> bool:
@@ -160,8 +174,10 @@ def _wide_select(src: SourceFile, header: list[str], origin: str, loaded_at: str
     )
 
 
-def _checked_cte(path: Path, schema: FileSchema, header: list[str], shifted: bool, offset: int) -> str:
-    numbered = q.numbered_lines_sql(str(path), shifted=shifted, offset=offset)
+def _checked_cte(
+    path: Path, schema: FileSchema, header: list[str], shifted: bool, offset: int, joined: bool = False
+) -> str:
+    numbered = q.numbered_lines_sql(str(path), shifted=shifted, offset=offset, joined=joined)
     parsed = (
         f"select line, _row_number, {q.fields_sql()} as f from ({numbered}) where _row_number > {1 + offset}"
     )
@@ -169,7 +185,7 @@ def _checked_cte(path: Path, schema: FileSchema, header: list[str], shifted: boo
         parsed = f"select *, {q.BAD_CELL_SQL} as _bad_cell from ({parsed})"
         reason, column = q.wide_reason_sql(header)
     else:
-        reason, column = q.reason_sql(q.bind(header, schema), len(header))
+        reason, column = q.reason_sql(q.bind(header, schema), len(header), header)
     return f"with checked as (select *, {reason} as _reason, {column} as _reject_column from ({parsed}))"
 
 
@@ -209,17 +225,23 @@ def _parse(
         fast = _parse_wide_fast(settings, src, read_path, staging, loaded_at, header, offset, kept_rejects)
         if fast is not None:
             return fast
+    copy = settings.warehouse_dir / ".tmp" / f"{fam.key}-{src.upstream.stem}-lines-{os.getpid()}.csv"
     con = _connect(settings)
     try:
+        prepared = prepare(read_path, copy)
+        joined = bool(prepared.spans)
+        if joined:
+            con.execute("create temp table _line_spans (gap bigint, shift bigint)")
+            con.executemany("insert into _line_spans values (?, ?)", prepared.spans)
         n_decodable = _scalar(
-            con, f"select count(_ordinal) from ({q.read_lines_sql(str(read_path), store_rejects=True)})"
+            con, f"select count(_ordinal) from ({q.read_lines_sql(str(prepared.path), store_rejects=True)})"
         )
-        undecodable = con.execute(q.encoding_rejects_sql(offset)).fetchall()
+        undecodable = con.execute(q.encoding_rejects_sql(offset, joined)).fetchall()
         if undecodable:
             con.execute(q.LINE_GAPS_SQL)
         lines = n_decodable + len(undecodable) - 1  # the header is not a data line
-        checked = _checked_cte(read_path, schema, header, bool(undecodable), offset)
-        rejected = _write_rejects(con, settings, src, checked, loaded_at, offset, kept_rejects)
+        checked = _checked_cte(prepared.path, schema, header, bool(undecodable), offset, joined)
+        rejected = _write_rejects(con, settings, src, checked, loaded_at, offset, kept_rejects, joined)
         origin = _origin_sql(src.origin, src.real_lines)
         body = (
             _wide_select(src, header, origin, loaded_at)
@@ -236,8 +258,12 @@ def _parse(
         )
         _merge_split_partitions(con, staging)
         partitions = _staged_partitions(con, staging, [c[0] for c in columns]) if written else []
+    except duckdb.Error as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise _failure(settings, src.path, exc, offset) from None
     finally:
         con.close()
+        copy.unlink(missing_ok=True)
     return _Parsed(lines, rejected, int(written), [c for c in columns if c[0] != "_partition"], partitions)
 
 
@@ -280,16 +306,17 @@ def _parse_tail(
     the file's ``old.lines``, and stage the partitions they touch. None (nothing staged) when it is not, or
     when the new lines do not give the columns the file had (its schema changed since): then the file is
     parsed whole."""
-    at = appended_at(old, src.path)
-    if at is None:
+    appended = appended_at(old, src.path)
+    if appended is None:
         return None
+    at, before = appended
     tail_file = settings.warehouse_dir / ".tmp" / f"{old.family}-{old.stem}-tail-{os.getpid()}.csv"
     tail_file.parent.mkdir(parents=True, exist_ok=True)
     rejects = rejects_path(settings, old.family, old.stem)
     try:
         write_tail(src.path, at, tail_file)
         tail = _parse(
-            settings, src, tail_file, staging, loaded_at, header, offset=old.lines, kept_rejects=rejects,
+            settings, src, tail_file, staging, loaded_at, header, offset=before, kept_rejects=rejects,
             fast_wide=fast_wide,
         )  # fmt: skip
     except BaseException:
@@ -311,18 +338,55 @@ def _parse_tail(
     return tail
 
 
+def _staging_dir(settings: Settings, family_key: str, stem: str) -> Path:
+    return family_raw_dir(settings, family_key) / f".staging-{stem}-{os.getpid()}"
+
+
+def _no_space(exc: BaseException) -> bool:
+    """Whether ``exc`` (from Python, pyarrow or DuckDB) says the disk is full."""
+    return getattr(exc, "errno", None) == errno.ENOSPC or "no space left on device" in str(exc).lower()
+
+
+def _failure(settings: Settings, path: Path, exc: BaseException, offset: int = 0) -> LoadError:
+    """The LoadError for an engine or OS error while ``path`` was loaded: disk full, or the engine's parser."""
+    if _no_space(exc):
+        return DiskFullError(
+            path,
+            f"disk full (no space left on device) while loading it into {settings.lake_dir}; nothing of this "
+            "load was published: the lake keeps the files of the last load. Free space and re-run",
+        )
+    return engine_error(path, exc, offset)
+
+
 def load_file(
     settings: Settings, src: SourceFile, *, force: bool = False, fast_wide: bool = True
 ) -> LoadResult:
     """Load ``src`` into the lake; a file already loaded with the same sha256 is left alone, and a file that
     only grew by whole lines appended to what was loaded has just those lines parsed. A wide file goes the
     fast path (``wide_fast``) when it is clean, else (or with ``fast_wide=False``) the exact path; both give
-    the same lake rows, content hashes, state and rejects."""
+    the same lake rows, content hashes, state and rejects. A lake file of it that is missing or damaged
+    (``damaged_outputs``) is rebuilt from the landed file (``LoadResult.repaired`` names them). An engine
+    error is a LoadError naming the file and where; disk full is a DiskFullError."""
+    try:
+        return _load_file(settings, src, force=force, fast_wide=fast_wide)
+    except (duckdb.Error, OSError) as exc:
+        if isinstance(exc, OSError) and not _no_space(exc):
+            raise
+        shutil.rmtree(_staging_dir(settings, src.upstream.family, src.upstream.stem), ignore_errors=True)
+        raise _failure(settings, src.path, exc) from None
+
+
+def _load_file(settings: Settings, src: SourceFile, *, force: bool, fast_wide: bool) -> LoadResult:
     started = time.monotonic()
     fam = family(src.upstream.family)
     schema = fam.schema
     stem = src.upstream.stem
     old = read_state(settings, fam.key, stem)
+    repaired: list[str] = []
+    if old is not None:
+        repaired = damaged_outputs(settings, old)
+        for path in repaired:  # rebuilt below (their partitions are written whatever their recorded hash)
+            Path(path).unlink(missing_ok=True)
     if not force and old is not None and old.sha256 == src.sha256 and outputs_present(settings, old):
         return LoadResult(old, None, time.monotonic() - started, "unchanged", 0)
 
@@ -330,7 +394,7 @@ def load_file(
     check_header(src.path, header, schema)
     loaded_at = datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
     size = src.path.stat().st_size
-    staging = family_raw_dir(settings, fam.key) / f".staging-{stem}-{os.getpid()}"
+    staging = _staging_dir(settings, fam.key, stem)
     shutil.rmtree(staging, ignore_errors=True)
     appendable = old is not None and not force and outputs_present(settings, old)
     tail = (
@@ -384,12 +448,12 @@ def load_file(
         size=size,
     )
     write_state(settings, state)
-    return LoadResult(state, swap, time.monotonic() - started, mode, tail.lines, tail.parser)
+    return LoadResult(state, swap, time.monotonic() - started, mode, tail.lines, tail.parser, repaired)
 
 
 def _write_rejects(
     con: duckdb.DuckDBPyConnection, settings: Settings, src: SourceFile, checked: str, loaded_at: str,
-    offset: int, kept: Path | None,
+    offset: int, kept: Path | None, joined: bool = False,
 ) -> int:  # fmt: skip
     """Write the file's rejects (after those in ``kept``, from an earlier load); returns how many it holds."""
     fam, path, at = (
@@ -399,13 +463,13 @@ def _write_rejects(
     )
     parse_rejects = (
         f"{checked} select {fam} as family, {path} as source_file, _row_number as line, "
-        f"_reject_column as column_name, _reason as reason, line as raw_text, {at} as loaded_at "
+        f"_reject_column as column_name, _reason as reason, ltrim(line, chr(29)) as raw_text, {at} as loaded_at "
         "from checked where _reason is not null"
     )
     decode_rejects = (
         f"select {fam}, {path}, _row_number, cast(null as varchar), "
-        "lower(cast(error_type as varchar)) || ': ' || error_message, raw_text, "
-        f"{at} from ({q.encoding_rejects_sql(offset)})"
+        f"{_DECODE_REASON}, raw_text, "
+        f"{at} from ({q.encoding_rejects_sql(offset, joined)})"
     )
     return _copy_rejects(con, settings, src, f"{parse_rejects} union all {decode_rejects}", kept)
 

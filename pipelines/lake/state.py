@@ -34,7 +34,7 @@ class FileLoadState:
     stem: str
     sha256: str
     data_origin: str
-    lines: int  # data lines (the header excluded)
+    lines: int  # data lines (the header excluded; a record whose quoted field spans lines counts once)
     loaded: int
     rejected: int
     loaded_at: str
@@ -107,6 +107,34 @@ def outputs_present(settings: Settings, state: FileLoadState) -> bool:
         for p in state.partitions
     )
     return parts and rejects_path(settings, state.family, state.stem).exists()
+
+
+_PARQUET_MAGIC = b"PAR1"
+
+
+def damaged_outputs(settings: Settings, state: FileLoadState) -> list[str]:
+    """The lake files of the recorded load (partitions and rejects) that are missing, or that are not whole
+    Parquet files (changed behind the warehouse's back: truncated, cut off, overwritten): each starts and
+    ends with ``PAR1``, the footer's length before the last one."""
+    paths = [partition_dir(settings, state.family, p.key) / f"{state.stem}.parquet" for p in state.partitions]
+    paths.append(rejects_path(settings, state.family, state.stem))
+    return [str(p) for p in paths if not _whole_parquet(p)]
+
+
+def _whole_parquet(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            size = fh.seek(0, 2)
+            if size < 12:
+                return False
+            fh.seek(0)
+            head = fh.read(4)
+            fh.seek(size - 8)
+            tail = fh.read(8)
+    except FileNotFoundError:
+        return False
+    footer = int.from_bytes(tail[:4], "little")
+    return head == tail[4:] == _PARQUET_MAGIC and footer <= size - 12
 
 
 @dataclass

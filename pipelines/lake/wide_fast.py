@@ -95,7 +95,8 @@ class FastResult:
 
 
 class _CountingReader:
-    """A binary file that counts the newlines pyarrow reads through it and remembers the last byte."""
+    """A binary file that counts the line breaks pyarrow reads through it (LF, CRLF, or a lone CR: pyarrow
+    ends a line at each) and remembers the last byte."""
 
     def __init__(self, fh: IO[bytes]) -> None:
         self._fh = fh
@@ -106,7 +107,9 @@ class _CountingReader:
     def read(self, n: int = -1) -> bytes:
         data = self._fh.read(n)
         if data:
-            self.newlines += data.count(b"\n")
+            self.newlines += data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+            if self.last == b"\r" and data[:1] == b"\n":  # a CRLF across two reads: counted twice
+                self.newlines -= 1
             self.last = data[-1:]
         return data
 
@@ -321,7 +324,7 @@ def load_wide(src: WideFile, staging: Path, partitioning: str) -> FastResult:
             if pending is not None:
                 pending.result()
             _lap(timings, "write_wait", clock)
-        physical = counter.newlines + (1 if counter.last not in (b"", b"\n") else 0) - 1
+        physical = counter.newlines + (1 if counter.last not in (b"", b"\n", b"\r") else 0) - 1
         if physical != lines:
             raise NotClean(f"{physical} data lines in the file, {lines} read (blank lines?)")
     finally:

@@ -73,6 +73,9 @@ def publish_snapshot(settings: Settings) -> Path:
     this very file (same size, mtime and inode as recorded at its copy). Call while holding the writer lock."""
     target = snapshot_path(settings)
     stamp_file = target.with_name(target.name + ".source")
+    # Half-copied temp files of a publisher killed mid-copy (kill -9): no other one runs while we hold the lock.
+    for stale in target.parent.glob(f".{target.name}*.tmp"):
+        stale.unlink(missing_ok=True)
     stamp = _stamp(settings.duckdb_path)
     if target.exists() and stamp_file.exists() and stamp_file.read_text(encoding="utf-8") == stamp:
         return target

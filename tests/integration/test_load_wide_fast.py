@@ -146,7 +146,7 @@ def _cut_off(path: Path) -> bytes:
 BAD = {
     "truncated_last_line": (_truncated_last_line, "expected 2345 fields"),
     "non_numeric_cell": (_non_numeric_cell, "is not a number"),
-    "repeated_header": (_repeated_header, "is not a timestamp"),
+    "repeated_header": (_repeated_header, "the header line again"),
     "blank_line": (_blank_line, "empty line"),
     "cut_off_mid_download": (_cut_off, "expected 2345 fields"),
 }

@@ -1,0 +1,228 @@
+"""Faults while the lake is written or after: a full disk, lake files changed behind the warehouse's back.
+
+Real landing, real loads, real DuckDB and Parquet. The full disk is a small tmpfs holding the warehouse
+(mounting one needs root; elsewhere those tests are skipped), filled up before the load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.lake.family_load import load_family
+from pipelines.lake.header import DiskFullError
+from pipelines.lake.state import partition_dir, read_state, rejects_path
+from pipelines.settings import Settings, load_settings
+from pipelines.sources.landing import land_files
+from tests.support.mirror_server import GPU_UTIL, SEREN_JOBS, upstream_files, write_mirror, write_tiny_mirror
+
+CASES = {
+    "exact path": (SEREN_JOBS, "acme__seren_jobs", b",960\n", b",961\n"),
+    "wide fast path": (GPU_UTIL, "acme__gpu_metrics", b",0.5,0\n", b",0.75,0\n"),
+}
+
+
+@contextlib.contextmanager
+def _small_disk(path: Path, size: str = "16m") -> Iterator[Path]:
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    path.mkdir(parents=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], check=False)
+    if mounted.returncode != 0:
+        pytest.skip("this machine does not allow mounting a tmpfs")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=False)
+
+
+def _fill(disk: Path) -> Path:
+    """Fill ``disk`` up: a file written until the filesystem says ENOSPC."""
+    filler = disk / "filler"
+    with filler.open("wb", buffering=0) as fh, contextlib.suppress(OSError):
+        while True:
+            fh.write(b"\0" * 65536)
+    return filler
+
+
+def _lake_rows(settings: Settings, family: str) -> list[tuple]:
+    glob = settings.raw_dir / family / "_partition=*" / "*.parquet"
+    return duckdb.sql(f"select * exclude (_loaded_at) from read_parquet('{glob}') order by all").fetchall()
+
+
+def _lake_files(settings: Settings, family: str) -> dict[str, bytes]:
+    root = settings.lake_dir
+    paths = [
+        *(settings.raw_dir / family).rglob("*.parquet"),
+        *(settings.rejects_dir / family).glob("*.parquet"),
+    ]
+    return {str(p.relative_to(root)): p.read_bytes() for p in paths}
+
+
+def _landed(tmp_path: Path, warehouse: Path, mirror_path: str) -> tuple[Settings, Path, dict[str, bytes]]:
+    root = tmp_path / "mirror"
+    files = write_tiny_mirror(root)
+    env = {"TRACE_SOURCE": "mirror", "TRACE_MIRROR_DIR": str(root), "WAREHOUSE_DIR": str(warehouse)}
+    settings = load_settings(env)
+    assert land_files(settings, upstream_files([mirror_path])).ok
+    return settings, root, files
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_disk_full_while_partitions_are_written_keeps_the_old_files(tmp_path: Path, case: str) -> None:
+    mirror_path, family, old_text, new_text = CASES[case]
+    with _small_disk(tmp_path / "disk") as disk:
+        settings, root, files = _landed(tmp_path, disk / "warehouse", mirror_path)
+        assert not load_family(settings, family).errors
+        before_files, before_rows = _lake_files(settings, family), _lake_rows(settings, family)
+        before_state = read_state(settings, family, upstream_files([mirror_path])[0].stem)
+
+        changed = files[mirror_path].replace(old_text, new_text)
+        assert changed != files[mirror_path]
+        write_mirror(root, {**files, mirror_path: changed})
+        assert land_files(settings, upstream_files([mirror_path])).ok
+        filler = _fill(disk)
+        with pytest.raises(DiskFullError) as raised:
+            load_family(settings, family)
+        message = str(raised.value)
+        assert "disk full" in message and "Free space and re-run" in message
+        assert upstream_files([mirror_path])[0].file_name in message
+        assert "duckdb" not in message.lower() and "IO Error" not in message
+
+        # the lake is as it was: the same files, byte for byte, readable, and the same recorded state
+        assert _lake_files(settings, family) == before_files
+        assert _lake_rows(settings, family) == before_rows
+        stem = upstream_files([mirror_path])[0].stem
+        assert read_state(settings, family, stem) == before_state
+        assert not list((settings.raw_dir / family).glob(".staging-*"))
+
+        filler.unlink()  # space freed: the re-run converges on the new file
+        again = load_family(settings, family)
+        assert not again.errors and [r.mode for r in again.results] == ["full"]
+        state = read_state(settings, family, stem)
+        assert state is not None and state.sha256 != before_state.sha256
+        assert state.loaded + state.rejected == state.lines
+        after = _lake_rows(settings, family)
+        assert after != before_rows and len(after) == len(before_rows)
+        assert [r.mode for r in load_family(settings, family).results] == ["unchanged"]
+
+
+def _truncate(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _overwrite(path: Path) -> None:
+    path.write_bytes(b"\0" * path.stat().st_size)
+
+
+DAMAGE = {"truncated": _truncate, "deleted": Path.unlink, "overwritten": _overwrite}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+@pytest.mark.parametrize("case", CASES)
+def test_damaged_lake_file_is_named_and_rebuilt_from_landing(tmp_path: Path, case: str, damage: str) -> None:
+    mirror_path, family, _, _ = CASES[case]
+    settings, _, _ = _landed(tmp_path, tmp_path / "warehouse", mirror_path)
+    assert not load_family(settings, family).errors
+    rows = _lake_rows(settings, family)
+    stem = upstream_files([mirror_path])[0].stem
+    state = read_state(settings, family, stem)
+    assert state is not None and state.partitions
+    target = partition_dir(settings, family, state.partitions[0].key) / f"{stem}.parquet"
+    DAMAGE[damage](target)
+
+    said: list[str] = []
+    loaded = load_family(settings, family, said.append)
+    assert not loaded.errors
+    (result,) = loaded.results
+    assert result.repaired == [str(target)] and result.mode == "full"
+    assert any("missing or damaged" in line and str(target) in line for line in said)
+    assert _lake_rows(settings, family) == rows
+    assert state.partitions[0].key in loaded.changed  # dbt is told to rebuild it
+    assert [r.mode for r in load_family(settings, family).results] == ["unchanged"]
+
+
+def test_damaged_rejects_file_is_rebuilt(tmp_path: Path) -> None:
+    settings, _, _ = _landed(tmp_path, tmp_path / "warehouse", SEREN_JOBS)
+    assert not load_family(settings, "acme__seren_jobs").errors
+    stem = upstream_files([SEREN_JOBS])[0].stem
+    path = rejects_path(settings, "acme__seren_jobs", stem)
+    _truncate(path)
+    (result,) = load_family(settings, "acme__seren_jobs").results
+    assert result.repaired == [str(path)]
+    assert duckdb.sql(f"select count(*) from '{path}'").fetchall() == [(0,)]
+
+
+_PUBLISHER = """
+import shutil
+import sys
+import time
+from pathlib import Path
+from pipelines.settings import load_settings
+from pipelines.warehouse import db
+settings = load_settings({"WAREHOUSE_DIR": sys.argv[1]})
+with db.writer(settings) as con:  # a first snapshot, published whole
+    con.execute("create table t as select range as x, 1 as i from range(200000)")
+
+def half_then_hang(src, dst):  # the copy reaches half the file, then the process is killed
+    with open(src, "rb") as fh, open(dst, "wb") as out:
+        data = fh.read()
+        out.write(data[: len(data) // 2])
+        out.flush()
+    Path(sys.argv[2]).touch()
+    time.sleep(3600)
+
+db.shutil = type("shutil", (), {"copyfile": staticmethod(half_then_hang)})
+with db.writer(settings) as con:
+    con.execute("create or replace table t as select range as x, 2 as i from range(200000)")
+"""
+
+
+def test_kill_9_while_the_reader_snapshot_is_published(tmp_path: Path) -> None:
+    """A writer killed (SIGKILL) half-way through copying ``trace.duckdb`` to ``published/`` (the copy is
+    made to stop there; the kill is real): readers still get the previous snapshot whole, and the next write
+    session publishes the current database and clears the half-copied temp file."""
+    from pipelines.warehouse.db import reader, snapshot_path, writer
+
+    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path / "warehouse")})
+    mid_copy = tmp_path / "mid-copy"
+    proc = subprocess.Popen([sys.executable, "-c", _PUBLISHER, str(settings.warehouse_dir), str(mid_copy)])
+    try:
+        while not mid_copy.exists() and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the publisher stopped before its copy"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+
+    snapshot = snapshot_path(settings)
+    assert list(snapshot.parent.glob("*.tmp")), "the kill left a half-copied snapshot"
+    con = duckdb.connect(str(snapshot), read_only=True)
+    try:  # the previous snapshot, whole
+        assert con.execute("select count(*), max(i) from t").fetchall() == [(200_000, 1)]
+    finally:
+        con.close()
+    con = reader(settings)  # the live file: the killed session had committed its change
+    try:
+        assert con.execute("select max(i) from t").fetchall() == [(2,)]
+    finally:
+        con.close()
+    with writer(settings) as con:  # the lock died with the process; the next session publishes
+        con.execute("create or replace table u as select 1 as x")
+    assert not list(snapshot.parent.glob("*.tmp"))
+    con = duckdb.connect(str(snapshot), read_only=True)
+    try:
+        assert con.execute("select max(i) from t union all select x from u").fetchall() == [(2,), (1,)]
+    finally:
+        con.close()
