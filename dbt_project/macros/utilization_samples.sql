@@ -13,3 +13,57 @@
     {%- endif %}
     {%- endfor %}
 {%- endmacro %}
+
+
+{#- The UTC day of a sample time, in days since 1970-01-01: a sample's lake partition, as an integer. -#}
+{% macro sample_day(expression) -%}
+    cast(floor({{ epoch_seconds(expression) }} / 86400) as {{ dbt.type_bigint() }})
+{%- endmacro %}
+
+
+{#-
+  The keys of the samples that may repeat another, as two CTEs for a `with`: repeated_lines (sample_day,
+  _row_number: a line whose time another line of its cluster and metric repeats that day) and shared_series
+  (sample_day, series: a series that day that names the same node and GPU as another of its cluster and
+  metric). Every repeat of a sample is among them; a sample outside both passes as it is. Both are per day
+  (per lake partition), so a partition-wise build of int_node_metric_repeats and the view that reads it
+  agree on which samples are its. lines, partition_series, series: the CTE names of int_node_metric_lines,
+  int_node_metric_series and int_node_series.
+-#}
+{% macro may_repeat_keys(lines='lines', partition_series='partition_series', series='series') -%}
+repeated_lines as (
+    select distinct
+        {{ sample_day('sample_time_utc') }} as sample_day,
+        _row_number
+    from {{ lines }}
+    where time_repeated
+),
+
+series_nodes as (
+    select
+        {{ partition_series }}._partition,
+        {{ partition_series }}.series,
+        count(*) over (
+            partition by
+                {{ partition_series }}._partition,
+                {{ partition_series }}.cluster_name,
+                {{ partition_series }}.metric,
+                {{ series }}.node_id,
+                {{ series }}.gpu_index
+        ) as series_of_node
+    from {{ partition_series }}
+    inner join {{ series }}
+        on
+            {{ partition_series }}.cluster_name = {{ series }}.cluster_name
+            and {{ partition_series }}.metric = {{ series }}.metric
+            and {{ partition_series }}.series = {{ series }}.series
+),
+
+shared_series as (
+    select distinct
+        {{ sample_day('cast(_partition as ' ~ dbt.type_timestamp() ~ ')') }} as sample_day,
+        series
+    from series_nodes
+    where series_of_node > 1
+)
+{%- endmacro %}

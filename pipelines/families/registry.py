@@ -28,12 +28,12 @@ FamilyKind = Literal["jobs", "summary", "previous_work", "requests", "utilizatio
 Partitioning = Literal["month", "day_index", "date", "none"]
 
 ROW_KEY = ("_source_file", "_row_number")
-# The utilization families' lake models: one row per line and per series a partition holds (the sample fact
-# fct_node_metric is a view over the raw lake joined to them), the samples' per-hour bins (their one scan after
-# the load), and the histograms and hourly sums merged from those.
+# The utilization families' lake models: one row per line and per series a partition holds, the kept samples
+# of those that may repeat (the sample fact fct_node_metric is a view over the raw lake joined to these), the
+# samples' per-hour bins (their one scan after the load), and the hours and histograms merged from those.
 UTILIZATION_MODELS = (
-    "int_node_metric_lines", "int_node_metric_series", "int_utilization_hour_bins", "utilization_histogram",
-    "utilization_hourly",
+    "int_node_metric_lines", "int_node_metric_series", "int_node_metric_repeats", "int_utilization_hour_bins",
+    "utilization_hourly", "utilization_histogram",
 )  # fmt: skip
 
 

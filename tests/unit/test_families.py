@@ -69,8 +69,8 @@ def test_partition_models_are_dbt_models() -> None:
     assert partitioned <= models
     assert partitioned == {
         "fct_job", "fct_request", "fct_server_power",
-        "int_node_metric_lines", "int_node_metric_series", "int_utilization_hour_bins", "utilization_histogram",
-        "utilization_hourly",
+        "int_node_metric_lines", "int_node_metric_series", "int_node_metric_repeats", "int_utilization_hour_bins",
+        "utilization_hourly", "utilization_histogram",
     }  # fmt: skip
     for name in partitioned:  # each replaces the partitions it is given
         (path,) = (PROJECT_ROOT / "dbt_project" / "models").rglob(f"{name}.sql")

@@ -1,0 +1,113 @@
+-- Grain: one sample that may repeat another (macros/utilization_samples.sql, may_repeat_keys: on a line whose
+-- time another line repeats, or of a series that shares its node and GPU with another, that day), kept:
+-- the first _row_number of its cluster, metric, node, GPU and time, with duplicate_samples counting the
+-- repeats dropped. Few rows: int_node_metrics_keyed shows every other sample as it stands and these beside
+-- them, so no query of the fact ranks samples. Partition by partition (partition_replace_config; on DuckDB
+-- Parquet in the lake).
+{{ config(**partition_replace_config()) }}
+
+with
+
+samples as (
+    {{ utilization_samples() }}
+),
+
+lines as (
+    select * from {{ ref('int_node_metric_lines') }}
+    where {{ partition_window() }}
+),
+
+partition_series as (
+    select * from {{ ref('int_node_metric_series') }}
+    where {{ partition_window() }}
+),
+
+series as (
+    select * from {{ ref('int_node_series') }}
+),
+
+{{ may_repeat_keys() }},
+
+may_repeat as (
+    select samples.*
+    from samples
+    left join repeated_lines
+        on
+            {{ sample_day('samples.sample_time_utc') }} = repeated_lines.sample_day
+            and samples._row_number = repeated_lines._row_number
+    left join shared_series
+        on
+            {{ sample_day('samples.sample_time_utc') }} = shared_series.sample_day
+            and samples.series = shared_series.series
+    where repeated_lines._row_number is not null or shared_series.series is not null
+),
+
+ranked as (
+    select
+        may_repeat.cluster_name,
+        may_repeat.metric_level,
+        may_repeat.metric,
+        may_repeat.series,
+        series.series_kind,
+        series.node_id,
+        series.node_alias,
+        series.gpu_index,
+        series.cluster_key,
+        series.node_key,
+        series.gpu_key,
+        series.unit,
+        may_repeat.sample_time_utc,
+        may_repeat.utc_offset,
+        may_repeat.value,
+        may_repeat._source_file,
+        may_repeat._row_number,
+        may_repeat._data_origin,
+        may_repeat._partition,
+        row_number() over (
+            partition by
+                may_repeat._partition, may_repeat.cluster_name, may_repeat.metric, series.node_id,
+                series.gpu_index, may_repeat.sample_time_utc
+            order by may_repeat._row_number, may_repeat._source_file, series.series_kind
+        ) as occurrence,
+        count(*) over (
+            partition by
+                may_repeat._partition, may_repeat.cluster_name, may_repeat.metric, series.node_id,
+                series.gpu_index, may_repeat.sample_time_utc
+        ) - 1 as duplicate_samples
+    from may_repeat
+    inner join series
+        on
+            may_repeat.cluster_name = series.cluster_name
+            and may_repeat.metric = series.metric
+            and may_repeat.series = series.series
+),
+
+final as (
+    select
+        cast(cluster_name as {{ dbt.type_string() }}) as cluster_name,
+        cast(metric_level as {{ dbt.type_string() }}) as metric_level,
+        cast(metric as {{ dbt.type_string() }}) as metric,
+        cast(series as {{ dbt.type_string() }}) as series,
+        cast(series_kind as {{ dbt.type_string() }}) as series_kind,
+        cast(node_id as {{ dbt.type_string() }}) as node_id,
+        cast(node_alias as {{ dbt.type_string() }}) as node_alias,
+        cast(gpu_index as {{ dbt.type_int() }}) as gpu_index,
+        cast(cluster_key as {{ dbt.type_string() }}) as cluster_key,
+        cast(node_key as {{ dbt.type_string() }}) as node_key,
+        cast(gpu_key as {{ dbt.type_string() }}) as gpu_key,
+        cast(unit as {{ dbt.type_string() }}) as unit,
+        cast(sample_time_utc as {{ dbt.type_timestamp() }}) as sample_time_utc,
+        {{ date_key('sample_time_utc') }} as sample_date_key,
+        {{ time_of_day_key('sample_time_utc') }} as sample_time_of_day_key,
+        cast(utc_offset as {{ dbt.type_string() }}) as utc_offset,
+        cast(value as {{ type_double() }}) as value,
+        cast(duplicate_samples as {{ dbt.type_bigint() }}) as duplicate_samples,
+        cast(_source_file as {{ dbt.type_string() }}) as _source_file,
+        cast(_row_number as {{ dbt.type_bigint() }}) as _row_number,
+        cast(_data_origin as {{ dbt.type_string() }}) as _data_origin,
+        cast(_partition as {{ dbt.type_string() }}) as _partition
+    from ranked
+    where occurrence = 1
+)
+
+select * from final
