@@ -188,7 +188,7 @@ class LineDisplay:
             line = f"[{clock(self.progress.elapsed()):>6}] {event.status:<7} {event.asset}{rows}{error}"
             print(line, file=self.out, flush=True)
         elif isinstance(event, StageSkipped):
-            line = f"[{clock(self.progress.elapsed()):>6}] skipped {event.stage} — {event.reason}"
+            line = f"[{clock(self.progress.elapsed()):>6}] {event.stage}: skipped — {event.reason}"
             print(line, file=self.out, flush=True)
 
 
