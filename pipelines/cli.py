@@ -58,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--engine", choices=ENGINES, help="dbt target ($TRACE_ENGINE)")
     r.add_argument(
         "--select",
-        help='Dagster asset selection, e.g. \'key:"raw/burstgpt__requests"\' or \'tag:"source"="burstgpt"+\'',
+        help='Dagster asset selection, e.g. \'key:"raw/burstgpt__requests"\' or \'tag:"source"="burstgpt"+\' '
+        "(what changed in it; with --all, all of it)",
     )
     r.add_argument(
         "--all",

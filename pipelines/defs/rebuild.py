@@ -75,9 +75,11 @@ def stale_roots(settings: Settings, instance: dg.DagsterInstance, graph, keys: s
     landing asset of every family with a changed upstream file (:func:`~pipelines.sources.changes.
     detect_changes`, what ``upstream_change_sensor`` reports), the dbt models reading a family with raw
     partitions pending (:mod:`pipelines.lake.pending`, what the dbt step builds) and every asset never
-    materialized in this warehouse (a first run builds everything)."""
+    materialized in this warehouse (a first run builds everything), and the dbt models when dbt never built on
+    the settings' engine."""
+    from pipelines.progress import layer_of
     from pipelines.sources.changes import detect_changes
-    from pipelines.warehouse.dbt_build import pending_partitions
+    from pipelines.warehouse.dbt_build import pending_partitions, target_path
 
     built = {
         record.asset_entry.asset_key
@@ -87,6 +89,9 @@ def stale_roots(settings: Settings, instance: dg.DagsterInstance, graph, keys: s
     roots = keys - built
     changed = {change.family for change in detect_changes(settings)}
     roots |= {landing_key(fam) for fam in changed} & keys
+    engine_runs = settings.dbt_runs_dir / target_path(settings.engine).name
+    if not (engine_runs / "run_results.json").exists():  # never built on this engine (say, --engine spark)
+        roots |= {key for key in keys if layer_of(key.to_user_string()) == "dbt"}
     waiting = [fam for fam, parts in pending_partitions(settings).items() if parts]
     roots |= {
         child
