@@ -45,13 +45,27 @@ def _parser() -> argparse.ArgumentParser:
         "~0.95 GB); only the --util-files given (default: all, ~30 GB)",
     )  # fmt: skip
 
-    r = sub.add_parser("run", help="materialize assets (all by default) into $WAREHOUSE_DIR")
+    r = sub.add_parser(
+        "run",
+        help="bring $WAREHOUSE_DIR up to date: rebuild what changed upstream (--all: everything)",
+        description="Fetch and load what changed upstream (unchanged files are skipped), validate it, and rebuild "
+        "only its lineage: dbt, the fits and the reports are skipped when no raw partition changed since the "
+        "last build, and the run says what it skipped and why. A first run on an empty warehouse builds "
+        "everything; --all rebuilds every selected asset.",
+    )
     r.add_argument("--source", choices=SOURCES, help="sample (default), mirror or remote ($TRACE_SOURCE)")
     r.add_argument("--mirror", type=Path, help="mirror root ($TRACE_MIRROR_DIR)")
     r.add_argument("--engine", choices=ENGINES, help="dbt target ($TRACE_ENGINE)")
     r.add_argument(
         "--select",
-        help='Dagster asset selection, e.g. \'key:"raw/burstgpt__requests"\' or \'tag:"source"="burstgpt"+\'',
+        help='Dagster asset selection, e.g. \'key:"raw/burstgpt__requests"\' or \'tag:"source"="burstgpt"+\' '
+        "(what changed in it; with --all, all of it)",
+    )
+    r.add_argument(
+        "--all",
+        dest="everything",
+        action="store_true",
+        help="rebuild every selected asset, changed or not (dbt, fits and reports included)",
     )
     r.add_argument(
         "--verbose",
@@ -129,7 +143,12 @@ def _sample(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pipelines.run import run_pipeline
 
-    return run_pipeline(load_settings(overrides=_run_flags(args)), args.select, verbose=args.verbose)
+    return run_pipeline(
+        load_settings(overrides=_run_flags(args)),
+        args.select,
+        verbose=args.verbose,
+        everything=args.everything,
+    )
 
 
 def _sql(args: argparse.Namespace) -> int:

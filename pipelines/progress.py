@@ -63,7 +63,15 @@ class Warned:
     message: str
 
 
-ProgressEvent = StepStarted | AssetFinished | CheckFinished | BytesLanded | Warned
+@dataclass(frozen=True)
+class StageSkipped:
+    """A stage (dbt, fits, reports) the run did not need to rebuild, and why."""
+
+    stage: str
+    reason: str
+
+
+ProgressEvent = StepStarted | AssetFinished | CheckFinished | BytesLanded | Warned | StageSkipped
 
 
 # --- state ----------------------------------------------------------------------------------------------
@@ -72,6 +80,7 @@ class LayerProgress:
     total: int
     done: int = 0
     failed: int = 0
+    skipped: int = 0
     rows: int = 0
     started_at: float | None = None
 
@@ -86,6 +95,7 @@ class RunProgress:
     warnings: int = 0
     last_warning: str = ""
     landed_bytes: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # stage -> why it was not rebuilt
     last_landed_at: float | None = None
     layers: dict[str, LayerProgress] = field(init=False)
 
@@ -100,7 +110,8 @@ class RunProgress:
         elif isinstance(event, AssetFinished):
             layer = self.layers[layer_of(event.asset)]
             layer.done += event.status == "ok"
-            layer.failed += event.status != "ok"
+            layer.failed += event.status not in ("ok", "skipped")
+            layer.skipped += event.status == "skipped"
             layer.rows += event.rows or 0
         elif isinstance(event, CheckFinished):
             self.layers["checks"].done += 1
@@ -108,6 +119,8 @@ class RunProgress:
         elif isinstance(event, BytesLanded):
             self.landed_bytes[event.file] = event.done
             self.last_landed_at = time.monotonic()
+        elif isinstance(event, StageSkipped):
+            self.skipped.setdefault(event.stage, event.reason)
         elif isinstance(event, Warned):
             self.warnings += 1
             self.last_warning = event.message.splitlines()[0][:120] if event.message else ""
@@ -148,6 +161,8 @@ def layer_detail(progress: RunProgress, name: str) -> str:
         parts.append(f"{landed} landed" + (f" ({human_bytes(rate)}/s)" if rate else ""))
     if layer.failed:
         parts.append(f"{layer.failed} {'not passed' if name == 'checks' else 'failed'}")
+    if layer.skipped:
+        parts.append(f"{layer.skipped} skipped")
     return ", ".join(parts)
 
 
@@ -171,6 +186,9 @@ class LineDisplay:
             rows = f"  {event.rows:,} rows" if event.rows is not None else ""
             error = f"  {event.error.splitlines()[0]}" if event.error else ""
             line = f"[{clock(self.progress.elapsed()):>6}] {event.status:<7} {event.asset}{rows}{error}"
+            print(line, file=self.out, flush=True)
+        elif isinstance(event, StageSkipped):
+            line = f"[{clock(self.progress.elapsed()):>6}] {event.stage}: skipped — {event.reason}"
             print(line, file=self.out, flush=True)
 
 
@@ -220,11 +238,12 @@ class LiveDisplay:
                 layer = p.layers[name]
                 if not layer.total:
                     continue
-                mark = "[green]✓[/]" if layer.done + layer.failed >= layer.total else " "
+                mark = "[green]✓[/]" if layer.done + layer.failed + layer.skipped >= layer.total else " "
                 table.add_row(f"{mark} {name}", f"{layer.done}/{layer.total}", layer_detail(p, name))
             # The lines below the table are as wide as the screen, never a column of it: a long step or
             # warning must not squeeze the layer names.
             lines = [Text(""), _line(f"{clock(p.elapsed())}  {p.current}".rstrip(), "dim")]
+            lines += [_line(f"{stage}: skipped — {why}", "cyan") for stage, why in p.skipped.items()]
             if p.warnings:
                 lines.append(_line(f"{p.warnings} warning(s) in the log: {p.last_warning}", "yellow"))
             return Group(table, *lines)

@@ -14,10 +14,13 @@ SHARED_BUILDS = ("built_sample", "fixture_warehouse")
 
 
 @pytest.hookimpl(wrapper=True)  # marks before every other implementation runs: xdist's reads them
-def pytest_collection_modifyitems(items: list[pytest.Item]):
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
     """Groups for ``pytest -n 2 --dist loadgroup`` (``make test``): a module's tests stay together (its
     module-scoped fixtures are built once), the modules sharing a session-built warehouse share a worker, and
-    the Spark modules share one (one JVM's worth of memory and ports at a time)."""
+    the Spark modules share one (one JVM's worth of memory and ports at a time). Without xdist
+    (``-p no:xdist``) there is nothing to group."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return (yield)
     group: dict[str, str] = {}
     for item in items:
         module = item.nodeid.split("::", 1)[0]

@@ -12,7 +12,7 @@
 ``refresh_automation`` (an automation condition sensor) evaluates the conditions and launches the runs. Both
 sensors start STOPPED: turn them on in the UI (Automation) — running sensors in every ``make dev`` would
 launch runs nobody asked for. Runs they launch carry ``trace-warehouse/trigger=automation``: their dbt step
-is skipped when no raw partition changed (see pipelines/defs/dbt.py).
+is skipped when no raw partition changed (pipelines/defs/rebuild.py, shared with `trace-warehouse run`).
 """
 
 from __future__ import annotations
@@ -27,16 +27,13 @@ import dagster as dg
 
 from pipelines.defs.file_partitions import partitions_def
 from pipelines.defs.keys import EXPORT_GROUP, LANDING_GROUP, RAW_GROUP, UPSTREAM_GROUP, upstream_key
+from pipelines.defs.rebuild import TRIGGER_TAG
 from pipelines.families.registry import all_families, upstream_file
 from pipelines.settings import Settings
 
 AUTOMATION_SENSOR = "refresh_automation"
 UPSTREAM_SENSOR = "upstream_change_sensor"
 DAILY_CRON = "0 3 * * *"
-TRIGGER_TAG = "trace-warehouse/trigger"
-# Runs the automation launched (not a user's own selection): their dbt step is skipped when no raw partition
-# changed.
-AUTOMATIC_TRIGGERS = frozenset({"automation"})
 # Every asset and check a refresh (`trace-warehouse run`) runs: not the replay exports (on demand,
 # pipelines/defs/exports.py) nor the external upstream assets.
 EVERYTHING = (

@@ -23,8 +23,8 @@ from pathlib import Path
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject, dbt_assets
 
-from pipelines.defs.automation import AUTOMATIC_TRIGGERS, TRIGGER_TAG
 from pipelines.defs.keys import DBT, DOCS_KEY, REPORT_GROUP, WAREHOUSE, settings_of
+from pipelines.defs.rebuild import FULL_REBUILD_TAG, dbt_skip_reason, skip_message
 from pipelines.docs_server import docs_link
 from pipelines.settings import Settings, exported
 from pipelines.warehouse import dbt_build as build
@@ -32,8 +32,6 @@ from pipelines.warehouse import dbt_build as build
 WRITER_POOL = "duckdb_writer"
 SPARK_THRIFT_POOL = "spark_thrift"  # raise its limit in dagster.yaml to build in parallel on the server
 DOCS_FILES = ("index.html", "static_index.html", "manifest.json", "catalog.json")
-# Run tag that makes the dbt asset rebuild every partition instead of only the changed ones.
-FULL_REBUILD_TAG = "trace-warehouse/dbt"
 
 
 class DbtManifestMissingError(RuntimeError):
@@ -105,10 +103,10 @@ def dbt_models_assets(settings: Settings, engine: str | None = None) -> dg.Asset
             waiting = build.pending_partitions(settings)
             full = context.run.tags.get(FULL_REBUILD_TAG) == "full"
             keys = None if full else sorted(set().union(*waiting.values()))
-            automatic = context.run.tags.get(TRIGGER_TAG) in AUTOMATIC_TRIGGERS
             runs = run_target_dir(settings, project)
-            if automatic and keys == [] and (runs / "run_results.json").exists():
-                context.log.info("no raw partition changed since the last dbt build: dbt is not invoked")
+            skip = dbt_skip_reason(context.run.tags, waiting, (runs / "run_results.json").exists())
+            if skip:
+                context.log.info(skip_message("dbt", skip))
                 return
             if keys is None:
                 context.log.info("full rebuild: every partition of the incremental facts")

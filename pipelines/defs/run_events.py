@@ -15,11 +15,13 @@ from dataclasses import dataclass
 
 import dagster as dg
 
+from pipelines.defs.rebuild import parse_skip, skipped_downstream
 from pipelines.progress import (
     AssetFinished,
     BytesLanded,
     CheckFinished,
     ProgressEvent,
+    StageSkipped,
     StepStarted,
     Warned,
     layer_of,
@@ -68,6 +70,7 @@ class _Translator(logging.Handler):
         self.sink = sink
         self.finished: set[str] = set()  # asset and check keys already reported
         self.partition_rows: dict[str, int] = {}  # rows of a partitioned asset's materializations so far
+        self.dbt_skipped = False  # the dbt step said it was not needed
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -108,12 +111,17 @@ class _Translator(logging.Handler):
         elif kind in ("STEP_FAILURE", "STEP_SKIPPED"):  # what the step did not get to is done, not passed
             status = "FAILED" if kind == "STEP_FAILURE" else "skipped"
             error = root_message(event.event_specific_data.error) if kind == "STEP_FAILURE" else ""
+            if kind == "STEP_SKIPPED" and assets:
+                yield StageSkipped(layer_of(assets[0]), skipped_downstream(self.dbt_skipped))
             for key in (k for k in assets if k not in self.finished):
                 self.finished.add(key)
                 yield AssetFinished(key, status, None, error)
             for check in (c for c in self.plan.step_checks.get(step_key or "", ()) if c not in self.finished):
                 self.finished.add(check)
                 yield CheckFinished(check, False)
+        elif kind is None and (skip := parse_skip(message)):
+            self.dbt_skipped = self.dbt_skipped or skip[0] == "dbt"
+            yield StageSkipped(*skip)
         elif kind is None and (m := _LANDED.match(message) or _DOWNLOADING.match(message)):
             yield BytesLanded(m["file"], int(m["bytes"]))
         if level >= logging.WARNING and kind is None:
@@ -147,15 +155,26 @@ def progress_logger(plan: RunPlan, sink: Sink) -> dg.LoggerDefinition:
 
 
 def run_job(
-    assets: list[dg.AssetsDefinition], selection: dg.AssetSelection, resources: Mapping[str, object]
-) -> dg.JobDefinition:
+    assets: list[dg.AssetsDefinition],
+    selection: dg.AssetSelection,
+    resources: Mapping[str, object],
+    narrow: Callable[[object, set[dg.AssetKey]], set[dg.AssetKey]] | None = None,
+) -> dg.JobDefinition | None:
     """The selected assets and checks as a subset of the code location's implicit asset job, the job the UI
     runs. Unlike ``dg.define_asset_job`` (and so ``dg.materialize``) it may hold assets of different
-    partitions definitions (the utilization families' file partitions); :func:`run_parts` splits it into runs."""
+    partitions definitions (the utilization families' file partitions); :func:`run_parts` splits it into runs.
+
+    ``narrow(graph, keys)`` keeps only some of the selected assets (and their checks); None when none is left."""
     defs = dg.Definitions(assets=assets, resources=resources)
     graph = defs.resolve_asset_graph()
+    keys, checks = selection.resolve(graph), selection.resolve_checks(graph)
+    if narrow is not None:
+        keys = narrow(graph, set(keys))
+        checks = {check for check in checks if check.asset_key in keys}
+    if not keys:
+        return None
     return defs.resolve_implicit_global_asset_job_def().get_subset(
-        asset_selection=selection.resolve(graph), asset_check_selection=selection.resolve_checks(graph)
+        asset_selection=keys, asset_check_selection=checks
     )
 
 

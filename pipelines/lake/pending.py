@@ -24,10 +24,9 @@ def _path(settings: Settings, family_key: str) -> Path:
 def add_pending(settings: Settings, family_key: str, keys: Iterable[str]) -> set[str]:
     """Add partition keys to the family's pending set; returns the set now pending.
 
-    Families no partition model reads (cluster_summary, the without-fails twins) feed only full-rebuilt tables.
+    Families no partition model reads (cluster_summary, the without-fails twins) feed only full-rebuilt tables:
+    their keys are recorded too, so that a change of theirs is a reason to build (any dbt build consumes them).
     """
-    if not family(family_key).partition_models:
-        return set()
     path = _path(settings, family_key)
     current = set(json.loads(path.read_text("utf-8"))) if path.exists() else set()
     updated = current | set(keys)

@@ -16,7 +16,7 @@ class BuiltSample:
     warehouse: Path
     env: dict[str, str]
     burst_only_tables: list[str]  # tables after the first run, of the BurstGPT assets only
-    stdout: str  # of the second run, everything, not on a terminal
+    stdout: str  # of the second run (`--all`: everything), not on a terminal
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +28,6 @@ def built_sample(tmp_path_factory: pytest.TempPathFactory) -> BuiltSample:
     burst_only = sorted(
         {r[0] for r in query(root / "warehouse", "select table_name from information_schema.tables")}
     )
-    everything = run_cli("run", env=env)
+    everything = run_cli("run", "--all", env=env)
     assert everything.returncode == 0, everything.stdout[-2000:] + everything.stderr[-3000:]
     return BuiltSample(root / "warehouse", env, burst_only, everything.stdout)

@@ -15,6 +15,7 @@ from tests.support.terminal import run_in_terminal, screen_lines
 ASSET_LINE = re.compile(r"^\[\s*\d+:\d\d\] (ok|FAILED|skipped)\s+(\S+)", re.MULTILINE)
 DBT_NODE_LINE = re.compile(r"\d+ of \d+ (START|OK created|PASS) ")  # dbt's per-node lines
 LOG_LINE = re.compile(r"^full log \(Dagster and dbt\): (\S+)$", re.MULTILINE)
+BURST_LINEAGE = 'tag:"source"="burstgpt"+'  # BurstGPT's landing and raw assets and all downstream of them
 SUMMARY_HEADER = re.compile(r"^asset\s+status\s+files\s+rows\s+rejected")
 
 
@@ -43,9 +44,14 @@ def test_a_pipe_gets_one_line_per_finished_asset(built_sample: BuiltSample) -> N
 
 
 def test_a_terminal_gets_a_few_live_lines_and_the_log_file_the_rest(built_sample: BuiltSample) -> None:
+    """BurstGPT's lineage rebuilt (``--all``) on a terminal: every layer, from landing to the reports."""
     env = {**os.environ, **built_sample.env, "TERM": "xterm-256color", "COLUMNS": "120"}
     code, output = run_in_terminal(
-        [sys.executable, "-m", "pipelines.cli", "run"], cwd=PROJECT_ROOT, env=env, columns=120, rows=40
+        [sys.executable, "-m", "pipelines.cli", "run", "--all"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        columns=120,
+        rows=40,
     )
     screen = screen_lines(output)
     assert code == 0, "\n".join(screen[-60:])
@@ -66,7 +72,7 @@ def test_a_terminal_gets_a_few_live_lines_and_the_log_file_the_rest(built_sample
 
 def test_verbose_streams_the_logs_as_they_come(built_sample: BuiltSample) -> None:
     done = run_cli(
-        "run", "--verbose", "--select", 'key:"staging/stg_burstgpt__requests"', env=built_sample.env
+        "run", "--verbose", "--all", "--select", 'key:"staging/stg_burstgpt__requests"', env=built_sample.env
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     both = done.stdout + done.stderr

@@ -33,7 +33,7 @@ def test_remote_source_over_loopback_http(sample_mirror: Path, tmp_path: Path) -
         gets = [r for r in server.requests if r.method == "GET" and r.path.endswith(".csv")]
         assert len(gets) >= len(fixed_files())
         server.clear_log()
-        again = run_cli("run", "--select", LANDING_AND_RAW, env={**env, **server.env()})
+        again = run_cli("run", "--all", "--select", LANDING_AND_RAW, env={**env, **server.env()})
         assert again.returncode == 0, again.stderr[-3000:]
         assert [r for r in server.requests if r.method == "GET" and r.path.endswith(".csv")] == []
     # Origins come from the served MANIFEST.json, so synthetic rows are never taken for real ones.

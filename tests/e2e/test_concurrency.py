@@ -37,7 +37,7 @@ def test_two_runs_started_together_both_finish(tmp_path: Path) -> None:
     settings = load_settings(_env(tmp_path))
     settings.warehouse_dir.mkdir(parents=True)
     env = {**os.environ, **_env(tmp_path)}
-    cmd = [sys.executable, "-m", "pipelines.cli", "run", "--select", BURSTGPT_RAW]
+    cmd = [sys.executable, "-m", "pipelines.cli", "run", "--all", "--select", BURSTGPT_RAW]
     held = FileLock(str(settings.lock_path))
     held.acquire()
     procs: list[subprocess.Popen[str]] = []

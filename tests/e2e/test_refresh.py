@@ -238,6 +238,19 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     assert run_results.stat().st_mtime_ns == stamp
     assert _lake_files(wh) == files_after and _model_files(wh) == models_after
 
+    # 4. `trace-warehouse run` takes the same path: another day of BurstGPT_2.csv lands, loads and goes through
+    # dbt to the reports; the families that did not change are neither landed nor loaded again.
+    with burst.open("a") as fh:
+        fh.write(f"{(new_day + 1) * 86400 + 3},GPT-4,50,5,55,API log\n")
+    _republish(mirror, BURST_2.mirror_path)
+    cli = run_cli("run", env=env)
+    assert cli.returncode == 0, cli.stdout[-3000:] + cli.stderr[-3000:]
+    assert "landing/burstgpt__requests " in cli.stdout and "raw/burstgpt__requests " in cli.stdout
+    assert "landing/acme__seren_jobs" not in cli.stdout and "dbt: skipped" not in cli.stdout
+    assert "report/* (" in cli.stdout
+    assert query(wh, f"select count(*) from marts.fct_request where day_index = {new_day + 1}") == [(1,)]
+    assert run_results.stat().st_mtime_ns != stamp
+
 
 def test_a_broken_upstream_file_fails_alone(mirror_env) -> None:
     """A Git LFS pointer in place of BurstGPT_1.csv while BurstGPT_2.csv gains a day: the healthy sibling is

@@ -55,7 +55,8 @@ def test_counts_per_layer() -> None:
     for e in EVENTS:
         p.handle(e)
     assert (p.layers["landing"].done, p.layers["landing"].failed) == (1, 1)
-    assert (p.layers["raw"].done, p.layers["raw"].failed, p.layers["raw"].rows) == (1, 1, 1200)
+    raw = p.layers["raw"]
+    assert (raw.done, raw.failed, raw.skipped, raw.rows) == (1, 0, 1, 1200)
     assert (p.layers["checks"].done, p.layers["checks"].failed) == (2, 1)
     assert p.layers["dbt"].done == 1 and p.landed_bytes == {"a.csv": 1500}
     assert p.warnings == 1 and p.current == "landing/a"

@@ -1,0 +1,102 @@
+"""What a run rebuilds: the one decision the automation's runs and ``trace-warehouse run`` share.
+
+A run carries ``trace-warehouse/trigger``. The automation's runs (``automation``) and a plain
+``trace-warehouse run`` (``run``) rebuild only what changed: landing skips unchanged files, the raw load skips
+unchanged files on sha256, the checks reuse their stored results, and the dbt step is skipped when no raw
+partition changed since the last dbt build (``pipelines/lake/pending.py``) — then the steps downstream of the
+marts (fits, reports, dbt docs) are skipped by Dagster, since dbt materialized nothing they read.
+``trace-warehouse run --all`` (``run-all``) and runs started in the UI rebuild what they select.
+
+A skipped stage says so in one log line, ``<stage>: skipped — <reason>``, which the progress display and the
+run's summary show.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import dagster as dg
+
+from pipelines.defs.keys import landing_key, raw_key
+from pipelines.settings import Settings
+
+TRIGGER_TAG = "trace-warehouse/trigger"
+# The triggers whose runs rebuild only what changed (not a user's forced rebuild).
+CHANGES_ONLY_TRIGGERS = frozenset({"automation", "run"})
+CLI_TRIGGER, CLI_ALL_TRIGGER = "run", "run-all"
+# Run tag that makes the dbt asset rebuild every partition instead of only the changed ones.
+FULL_REBUILD_TAG = "trace-warehouse/dbt"
+
+NO_CHANGE = "no partition changed since the last build"
+MARTS_UNCHANGED = "marts unchanged"
+_SKIPPED = re.compile(r"^(?P<stage>[\w/ ]+): skipped — (?P<reason>.+)$")
+
+
+def dbt_skip_reason(
+    tags: Mapping[str, str], pending: Mapping[str, set[str]], built_before: bool
+) -> str | None:
+    """Why the dbt step of a run with ``tags`` need not invoke dbt, or None when it must: a changes-only run,
+    a previous dbt build in this warehouse, and no raw partition pending since."""
+    if tags.get(FULL_REBUILD_TAG) == "full" or tags.get(TRIGGER_TAG) not in CHANGES_ONLY_TRIGGERS:
+        return None
+    if not built_before or any(pending.values()):
+        return None
+    return NO_CHANGE
+
+
+def skip_message(stage: str, reason: str) -> str:
+    return f"{stage}: skipped — {reason}"
+
+
+def parse_skip(message: str) -> tuple[str, str] | None:
+    """``(stage, reason)`` of a :func:`skip_message` line, else None."""
+    m = _SKIPPED.match(message.strip())
+    return (m["stage"], m["reason"]) if m else None
+
+
+def skipped_downstream(dbt_skipped: bool) -> str:
+    """Why Dagster skipped a step downstream of the dbt models."""
+    return MARTS_UNCHANGED if dbt_skipped else "an upstream step produced nothing"
+
+
+# Why a layer of the selection is left out of a changes-only run (pipelines/progress.py's layers).
+LEFT_OUT = {
+    "landing": "no upstream file changed since it was landed",
+    "raw": "nothing new landed",
+    "dbt": NO_CHANGE,
+    "fits": MARTS_UNCHANGED,
+    "reports": MARTS_UNCHANGED,
+}
+
+
+def stale_roots(settings: Settings, instance: dg.DagsterInstance, graph, keys: set[dg.AssetKey]) -> set:
+    """The assets among ``keys`` a changes-only run starts from (it runs them and their downstream): the
+    landing asset of every family with a changed upstream file (:func:`~pipelines.sources.changes.
+    detect_changes`, what ``upstream_change_sensor`` reports), the dbt models reading a family with raw
+    partitions pending (:mod:`pipelines.lake.pending`, what the dbt step builds) and every asset never
+    materialized in this warehouse (a first run builds everything), and the dbt models when dbt never built on
+    the settings' engine."""
+    from pipelines.progress import layer_of
+    from pipelines.sources.changes import detect_changes
+    from pipelines.warehouse.dbt_build import pending_partitions, target_path
+
+    built = {
+        record.asset_entry.asset_key
+        for record in instance.get_asset_records(sorted(keys, key=lambda k: k.path))
+        if record.asset_entry.last_materialization is not None
+    }
+    roots = keys - built
+    changed = {change.family for change in detect_changes(settings)}
+    roots |= {landing_key(fam) for fam in changed} & keys
+    engine_runs = settings.dbt_runs_dir / target_path(settings.engine).name
+    if not (engine_runs / "run_results.json").exists():  # never built on this engine (say, --engine spark)
+        roots |= {key for key in keys if layer_of(key.to_user_string()) == "dbt"}
+    waiting = [fam for fam, parts in pending_partitions(settings).items() if parts]
+    roots |= {
+        child
+        for fam in waiting
+        if raw_key(fam) in graph.all_asset_keys
+        for child in graph.get(raw_key(fam)).child_keys
+    }
+    return roots & keys
