@@ -67,3 +67,17 @@ shared_series as (
     where series_of_node > 1
 )
 {%- endmacro %}
+
+
+{#- The two left joins that mark a sample of `samples` (a CTE of staged samples) that may repeat another:
+    then repeated_lines._row_number or shared_series.series is not null (may_repeat_keys' CTEs). -#}
+{% macro join_may_repeat_keys(samples='samples') -%}
+    left join repeated_lines
+        on
+            {{ sample_day(samples ~ '.sample_time_utc') }} = repeated_lines.sample_day
+            and {{ samples }}._row_number = repeated_lines._row_number
+    left join shared_series
+        on
+            {{ sample_day(samples ~ '.sample_time_utc') }} = shared_series.sample_day
+            and {{ samples }}.series = shared_series.series
+{%- endmacro %}

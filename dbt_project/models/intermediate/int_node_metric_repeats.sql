@@ -31,14 +31,7 @@ series as (
 may_repeat as (
     select samples.*
     from samples
-    left join repeated_lines
-        on
-            {{ sample_day('samples.sample_time_utc') }} = repeated_lines.sample_day
-            and samples._row_number = repeated_lines._row_number
-    left join shared_series
-        on
-            {{ sample_day('samples.sample_time_utc') }} = shared_series.sample_day
-            and samples.series = shared_series.series
+    {{ join_may_repeat_keys() }}
     where repeated_lines._row_number is not null or shared_series.series is not null
 ),
 

@@ -63,14 +63,7 @@ single as (
         samples._partition
     from samples
     inner join built_days on {{ sample_day('samples.sample_time_utc') }} = built_days.sample_day
-    left join repeated_lines
-        on
-            {{ sample_day('samples.sample_time_utc') }} = repeated_lines.sample_day
-            and samples._row_number = repeated_lines._row_number
-    left join shared_series
-        on
-            {{ sample_day('samples.sample_time_utc') }} = shared_series.sample_day
-            and samples.series = shared_series.series
+    {{ join_may_repeat_keys() }}
     inner join series
         on
             samples.cluster_name = series.cluster_name
