@@ -2,7 +2,9 @@
 
 - ``configuration.md``: the prose of ``docs/configuration.in.md`` with the settings table written from
   ``pipelines.settings.SETTINGS_TABLE`` (the one list of variables, defaults and meanings) at its marker;
-- ``performance.md``: the benchmark record ``benchmarks/results/latest.md`` as ``make bench`` wrote it.
+- ``performance.md``: the benchmark record ``benchmarks/results/latest.md`` as ``make bench`` wrote it;
+- ``sample-queries.md``: the researcher questions over the fact of samples, with the SQL ``make bench`` times
+  (``benchmarks/cookbook_queries.py``), each beside the same question asked of the lake's Parquet files.
 
 Nothing runs at import time: MkDocs calls the ``on_*`` functions during a build.
 """
@@ -28,16 +30,17 @@ ROOT = DOCS.parent
 CONFIGURATION_SOURCE = DOCS / "configuration.in.md"
 SETTINGS_MODULE = ROOT / "pipelines" / "settings.py"
 BENCH_RECORD = ROOT / "benchmarks" / "results" / "latest.md"
+COOKBOOK_QUERIES = ROOT / "benchmarks" / "cookbook_queries.py"
 TABLE_MARKER = "<!-- settings-table -->"
 
 # Every file a generated page is made of (the docs server rebuilds the site when one is newer than it).
-GENERATED_FROM = (CONFIGURATION_SOURCE, SETTINGS_MODULE, BENCH_RECORD)
+GENERATED_FROM = (CONFIGURATION_SOURCE, SETTINGS_MODULE, BENCH_RECORD, COOKBOOK_QUERIES)
 
 
-def _settings_module() -> ModuleType:
-    """``pipelines/settings.py`` loaded by path, so a build needs neither the package installed nor its
-    imports (the module imports only the standard library)."""
-    spec = importlib.util.spec_from_file_location("_trace_warehouse_settings", SETTINGS_MODULE)
+def _load_by_path(path: Path) -> ModuleType:
+    """A module of the repository loaded by path, so a build needs neither the package installed nor its
+    imports (the modules loaded here import only the standard library)."""
+    spec = importlib.util.spec_from_file_location(f"_trace_warehouse_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses resolve the module of their annotations
@@ -46,6 +49,10 @@ def _settings_module() -> ModuleType:
     finally:
         sys.modules.pop(spec.name, None)
     return module
+
+
+def _settings_module() -> ModuleType:
+    return _load_by_path(SETTINGS_MODULE)
 
 
 def _cell(text: str) -> str:
@@ -93,7 +100,34 @@ def performance_page() -> str:
     return head + record
 
 
-GENERATED = {"configuration.md": configuration_page, "performance.md": performance_page}
+def sample_queries_page() -> str:
+    """The cookbook's questions over ``fct_node_metric``, each as the warehouse answers it and by hand on the
+    lake's Parquet files (``{lake}`` stands for ``$WAREHOUSE_DIR/lake/raw``)."""
+    module = _load_by_path(COOKBOOK_QUERIES)
+    parts = [
+        "# Questions over the samples\n\n"
+        "Five questions researchers ask of the utilization samples, as SQL over the star schema "
+        "(`marts.fct_node_metric` and its dimensions), each beside the same question written by hand against "
+        "the raw lake's Parquet files (`{lake}` stands for `$WAREHOUSE_DIR/lake/raw`). `make bench` times both "
+        "on the whole-set warehouse (see [Performance](performance.md)). The lake side neither drops repeated "
+        "samples nor resolves node keys, so its answers can differ slightly. A filter on `metric`, the cluster "
+        "or the sample time reaches the Parquet scan: files and row groups of other metrics and days are not "
+        "read.\n"
+    ]
+    for query in module.QUERIES:
+        parts.append(
+            f"\n## {query.question[0].upper()}{query.question[1:]}\n\n"
+            f"```sql\n{query.warehouse.strip()}\n```\n\nBy hand, on the lake:\n\n"
+            f"```sql\n{query.lake.strip()}\n```\n"
+        )
+    return "".join(parts)
+
+
+GENERATED = {
+    "configuration.md": configuration_page,
+    "performance.md": performance_page,
+    "sample-queries.md": sample_queries_page,
+}
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:

@@ -576,3 +576,23 @@ def test_the_sample_count_test_fails_on_one_wrong_partition(built, tmp_path: Pat
     failed = run_dbt(copy, *test, target=tmp_path / "t")
     assert failed.returncode != 0
     assert "Got 1 result" in failed.stdout and "utilization_hour_bins_count_every_sample" in failed.stdout
+
+
+def test_a_metric_filter_on_the_fact_of_samples_reaches_the_parquet_scans(built) -> None:
+    """A filter on the metric of fct_node_metric is pushed into the raw lake's Parquet scans of the samples
+    (a file holds one metric, so the row groups of every other metric are skipped), as DuckDB's plan shows."""
+    _, con = built
+    ((_, text),) = rows(
+        con, "explain (format json) select count(*) from marts.fct_node_metric where metric = 'GPU_UTIL'"
+    )
+    filters: list[str] = []
+
+    def walk(node: dict) -> None:
+        if node.get("name") == "READ_PARQUET":
+            filters.append(node.get("extra_info", {}).get("Filters", ""))
+        for child in node.get("children", []):
+            walk(child)
+
+    for node in json.loads(text):
+        walk(node)
+    assert sum("metric = 'GPU_UTIL'" in f for f in filters) >= 2, filters
