@@ -94,9 +94,6 @@ def stale_roots(settings: Settings, instance: dg.DagsterInstance, graph, keys: s
         roots |= {key for key in keys if layer_of(key.to_user_string()) == "dbt"}
     waiting = [fam for fam, parts in pending_partitions(settings).items() if parts]
     roots |= {
-        child
-        for fam in waiting
-        if raw_key(fam) in graph.all_asset_keys
-        for child in graph.get(raw_key(fam)).child_keys
+        child for fam in waiting if graph.has(raw_key(fam)) for child in graph.get(raw_key(fam)).child_keys
     }
     return roots & keys

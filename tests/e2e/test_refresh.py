@@ -277,7 +277,9 @@ def test_a_broken_upstream_file_fails_alone(mirror_env) -> None:
     again = run_cli("run", "--select", landing_and_raw, env=env)
     assert again.returncode == 1, again.stdout[-3000:] + again.stderr[-3000:]
     summary = again.stdout
-    assert "landing/burstgpt__requests" in summary and "files_landed" in summary and "ERROR" in summary
+    assert "landing/burstgpt__requests" in summary and "files_landed" in summary and "ERROR" in summary, (
+        again.stderr[-3000:]
+    )
     assert f"{burst_1.mirror_path}: this is a Git LFS pointer file" in summary
     (stages,) = [line for line in summary.splitlines() if line.startswith("time by stage: ")]
     assert [part.split()[0] for part in stages.removeprefix("time by stage: ").split(" · ")][:2] == [
