@@ -207,10 +207,10 @@ def _execute(
             resource_defs(settings),
             None if everything else _changes_only(settings, instance, skips),
         )
+        if job is None:  # nothing to run: the summary says what was skipped and why
+            return results, {}, set(), stages, skips
         for stage, why in skips.items():
             print(skip_message(stage, why), file=terminal or sys.stderr, flush=True)
-        if job is None:
-            return results, {}, set(), stages, skips
         plan = plan_of(job)
         display = (
             make_display(RunProgress(plan.totals), terminal, terminal.isatty(), terminal_width(terminal))

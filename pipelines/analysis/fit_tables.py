@@ -41,7 +41,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipelines.analysis.distributions import fit_gamma, fit_lognormal, fit_zipf, segment_starts
 from pipelines.analysis.rate_scaling import SPEED_FACTORS, replay_seconds
 from pipelines.lake.atomic import replacing
 from pipelines.settings import Settings
@@ -282,6 +281,8 @@ def arrival_fit_rows(group: RequestGroup, window: str, min_arrivals: int = MIN_A
         raise ValueError("requests must be in arrival order (second, then offset within it)")
     run = np.repeat(np.arange(len(n)), n)
     gap_in_kept = (run[1:] == run[:-1]) & kept[run[:-1]]
+    from pipelines.analysis.distributions import fit_gamma, segment_starts  # scipy: only when fitting
+
     starts = segment_starts(n[kept] - 1)
     fits = fit_gamma(gaps[gap_in_kept], starts)
     same = np.add.reduceat((np.diff(group.second) == 0)[gap_in_kept].astype(np.int64), starts)
@@ -316,6 +317,8 @@ def arrival_fit_rows(group: RequestGroup, window: str, min_arrivals: int = MIN_A
 def token_fit_rows(group: RequestGroup, min_counts: int = MIN_TOKEN_COUNTS) -> tuple[list[dict], int]:
     """Lognormal and Zipf fits of the request and response tokens of ``group``'s not-failed requests with at
     least one token; how many sides had fewer than ``min_counts`` such requests."""
+    from pipelines.analysis.distributions import fit_lognormal, fit_zipf  # scipy: only when fitting
+
     rows, skipped = [], 0
     for side in ("request", "response"):
         tokens = getattr(group, f"{side}_tokens")
