@@ -17,7 +17,9 @@ target path ``target/spark``. After a Spark build the Spark tables become DuckDB
 (``pipelines/spark/tables.py``), so ``trace-warehouse sql`` shows what Spark built.
 """
 
+import hashlib
 import shutil
+from importlib.metadata import version
 from pathlib import Path
 
 import dagster as dg
@@ -28,10 +30,14 @@ from pipelines.defs.rebuild import FULL_REBUILD_TAG, dbt_skip_reason, skip_messa
 from pipelines.docs_server import docs_link
 from pipelines.settings import Settings, exported
 from pipelines.warehouse import dbt_build as build
+from pipelines.warehouse.db import writer
 
 WRITER_POOL = "duckdb_writer"
 SPARK_THRIFT_POOL = "spark_thrift"  # raise its limit in dagster.yaml to build in parallel on the server
 DOCS_FILES = ("index.html", "static_index.html", "manifest.json", "catalog.json")
+DOCS_FINGERPRINT = ".fingerprint"  # beside the docs: docs_fingerprint of what they were generated from
+DOCS_INPUTS = frozenset({"dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests"})
+DOCS_UNCHANGED = "the project and the warehouse's columns are as when the docs were generated"
 
 
 class DbtManifestMissingError(RuntimeError):
@@ -149,29 +155,58 @@ def dbt_docs_asset(
     def _dbt_docs(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
         settings, dbt = settings_of(context), context.resources.dbt
         out = settings.docs_dir / "dbt"
-        work = settings.warehouse_dir / ".tmp" / "dbt-docs"
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
-        parsed = run_target_dir(settings, project) / "partial_parse.msgpack"
-        if parsed.exists():  # reuse the parse of the last dbt build
-            shutil.copyfile(parsed, work / parsed.name)
-        with build.build_lock(settings, project.target or "duckdb"), exported(settings):
-            invocation = dbt.cli(["docs", "generate", "--static"], target_path=work)
-            invocation.wait()
+        metadata = {
+            "docs": dg.MetadataValue.url(docs_link(settings, out / "index.html")),
+            "path": dg.MetadataValue.path(str(out)),
+            "engine": project.target or "duckdb",
+        }
+        stamp = out / DOCS_FINGERPRINT
+        with build.build_lock(settings, project.target or "duckdb"):
+            fingerprint = docs_fingerprint(settings, project)
+            current = all((out / name).is_file() for name in DOCS_FILES) and stamp.is_file()
+            if fingerprint and current and stamp.read_text() == fingerprint:
+                context.log.info(skip_message("docs", DOCS_UNCHANGED))
+                return dg.MaterializeResult(metadata={**metadata, "regenerated": False})
+            work = settings.warehouse_dir / ".tmp" / "dbt-docs"
+            shutil.rmtree(work, ignore_errors=True)
+            work.mkdir(parents=True)
+            parsed = run_target_dir(settings, project) / "partial_parse.msgpack"
+            if parsed.exists():  # reuse the parse of the last dbt build
+                shutil.copyfile(parsed, work / parsed.name)
+            with exported(settings):
+                dbt.cli(["docs", "generate", "--static"], target_path=work).wait()
         out.mkdir(parents=True, exist_ok=True)
+        stamp.unlink(missing_ok=True)
         for name in DOCS_FILES:
             shutil.copyfile(work / name, out / name)
         shutil.rmtree(work, ignore_errors=True)
+        if fingerprint:
+            stamp.write_text(fingerprint)
         context.log.info(f"dbt docs written to {out}")
-        return dg.MaterializeResult(
-            metadata={
-                "docs": dg.MetadataValue.url(docs_link(settings, out / "index.html")),
-                "path": dg.MetadataValue.path(str(out)),
-                "engine": project.target or "duckdb",
-            }
-        )
+        return dg.MaterializeResult(metadata={**metadata, "regenerated": True})
 
     return _dbt_docs
+
+
+def docs_fingerprint(settings: Settings, project: DbtProject) -> str | None:
+    """What ``dbt docs generate`` reads, hashed: the project's files, dbt's version, and every column of
+    ``trace.duckdb`` (the catalog); None on Spark, whose catalog is not read here (its docs are always
+    generated). New rows alone leave it as it was, so a refresh that only added data reuses the docs."""
+    if (project.target or "duckdb") != "duckdb" or not settings.duckdb_path.is_file():
+        return None
+    digest = hashlib.sha256(version("dbt-core").encode())
+    root = project.project_dir
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.is_file() and relative.parts[0] in DOCS_INPUTS:
+            digest.update(f"{relative.as_posix()}\0".encode() + path.read_bytes())
+    with writer(settings) as con:
+        columns = con.execute(
+            "select table_schema, table_name, column_name, data_type, ordinal_position "
+            "from information_schema.columns order by all"
+        ).fetchall()
+    digest.update(repr(columns).encode())
+    return digest.hexdigest()
 
 
 def dbt_assets_defs(settings: Settings, engine: str | None = None) -> list[dg.AssetsDefinition]:

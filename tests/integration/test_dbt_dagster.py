@@ -1,5 +1,6 @@
 """The dbt project through Dagster: every model and seed materialized, every dbt test an asset check result,
-the settings' BURSTGPT_START_DATE reaching dbt, and the dbt docs written under $WAREHOUSE_DIR/docs/dbt/."""
+the settings' BURSTGPT_START_DATE reaching dbt, and the dbt docs written under $WAREHOUSE_DIR/docs/dbt/ (generated
+again only when the project or the warehouse's columns changed)."""
 
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from pipelines.defs.dbt import dbt_assets_defs
 from pipelines.defs.keys import DOCS_KEY
 from pipelines.defs.resources import resource_defs
 from pipelines.settings import Settings, load_settings
+from pipelines.warehouse.db import writer
 from pipelines.warehouse.dbt_build import prepare
 from tests.integration.test_dbt_build import load_fixture_rows
 
@@ -52,7 +54,20 @@ def test_dbt_assets_materialize_with_checks(
     assert any(name.startswith("relationships_fct_job_job_state_key") for name in fct_job_checks)
 
     assert (settings.docs_dir / "dbt" / "static_index.html").stat().st_size > 0
-    assert (settings.docs_dir / "dbt" / "catalog.json").exists()
+    catalog = settings.docs_dir / "dbt" / "catalog.json"
+    generated = catalog.stat().st_mtime_ns
+
+    def docs_again() -> bool:
+        with dg.instance_for_test() as instance:
+            again = dg.materialize([models, docs], selection=[DOCS_KEY], resources=resource_defs(settings),
+                                   instance=instance)  # fmt: skip
+        (event,) = again.get_asset_materialization_events()
+        return event.materialization.metadata["regenerated"].value
+
+    assert docs_again() is False and catalog.stat().st_mtime_ns == generated  # nothing changed: reused
+    with writer(settings) as con:  # a new column in the warehouse: the catalog would differ
+        con.execute("create view marts.docs_probe as select 1 as probe")
+    assert docs_again() is True and catalog.stat().st_mtime_ns != generated
 
     con = duckdb.connect(str(settings.duckdb_path), read_only=True)
     try:
