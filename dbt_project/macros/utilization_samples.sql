@@ -15,25 +15,21 @@
 {%- endmacro %}
 
 
-{#- The UTC day of a sample time, in days since 1970-01-01: a sample's lake partition, as an integer. -#}
-{% macro sample_day(expression) -%}
-    cast(floor({{ epoch_seconds(expression) }} / 86400) as {{ dbt.type_bigint() }})
-{%- endmacro %}
-
-
 {#-
-  The keys of the samples that may repeat another, as two CTEs for a `with`: repeated_lines (sample_day,
+  The keys of the samples that may repeat another, as two CTEs for a `with`: repeated_lines (_partition,
   _row_number: a line whose time another line of its cluster and metric repeats that day) and shared_series
-  (sample_day, series: a series that day that names the same node and GPU as another of its cluster and
-  metric). Every repeat of a sample is among them; a sample outside both passes as it is. Both are per day
-  (per lake partition), so a partition-wise build of int_node_metric_repeats and the view that reads it
-  agree on which samples are its. lines, partition_series, series: the CTE names of int_node_metric_lines,
-  int_node_metric_series and int_node_series.
+  (_partition, series: a series that day that names the same node and GPU as another of its cluster and
+  metric). Every repeat of a sample is among them; a sample outside both passes as it is. Both are per lake
+  partition (the UTC date of the sample time), so a partition-wise build of int_node_metric_repeats and the
+  view that reads it agree on which samples are its, and a sample is matched on its partition column, which
+  the scan of a Parquet file gives as a constant, not on an expression of its time. lines,
+  partition_series, series: the CTE names of int_node_metric_lines, int_node_metric_series and
+  int_node_series.
 -#}
 {% macro may_repeat_keys(lines='lines', partition_series='partition_series', series='series') -%}
 repeated_lines as (
     select distinct
-        {{ sample_day('sample_time_utc') }} as sample_day,
+        _partition,
         _row_number
     from {{ lines }}
     where time_repeated
@@ -61,7 +57,7 @@ series_nodes as (
 
 shared_series as (
     select distinct
-        {{ sample_day('cast(_partition as ' ~ dbt.type_timestamp() ~ ')') }} as sample_day,
+        _partition,
         series
     from series_nodes
     where series_of_node > 1
@@ -74,10 +70,10 @@ shared_series as (
 {% macro join_may_repeat_keys(samples='samples') -%}
     left join repeated_lines
         on
-            {{ sample_day(samples ~ '.sample_time_utc') }} = repeated_lines.sample_day
+            {{ samples }}._partition = repeated_lines._partition
             and {{ samples }}._row_number = repeated_lines._row_number
     left join shared_series
         on
-            {{ sample_day(samples ~ '.sample_time_utc') }} = shared_series.sample_day
+            {{ samples }}._partition = shared_series._partition
             and {{ samples }}.series = shared_series.series
 {%- endmacro %}

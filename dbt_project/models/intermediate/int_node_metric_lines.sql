@@ -13,19 +13,21 @@ samples as (
     {{ utilization_samples() }}
 ),
 
+-- A file and line number name one line; everything else is the line's own (one time, so one partition),
+-- so the scan groups by those two alone.
 lines as (
     select
-        cluster_name,
-        metric_level,
-        metric,
         _source_file,
         _row_number,
-        sample_time_utc,
-        _data_origin,
-        _partition,
+        {{ dbt.any_value('cluster_name') }} as cluster_name,
+        {{ dbt.any_value('metric_level') }} as metric_level,
+        {{ dbt.any_value('metric') }} as metric,
+        {{ dbt.any_value('sample_time_utc') }} as sample_time_utc,
+        {{ dbt.any_value('_data_origin') }} as _data_origin,
+        {{ dbt.any_value('_partition') }} as _partition,
         count(*) as cells
     from samples
-    group by cluster_name, metric_level, metric, _source_file, _row_number, sample_time_utc, _data_origin, _partition
+    group by _source_file, _row_number
 ),
 
 final as (

@@ -1,11 +1,11 @@
--- One row per (cluster, metric, node, GPU index, 15 s sample): the loaded samples of the days dbt has built
+-- One row per (cluster, metric, node, GPU index, 15 s sample): the loaded samples of the partitions dbt has built
 -- (int_node_metric_lines), keyed by their series (int_node_series: node, GPU, surrogate keys, unit). A view:
 -- the samples stay in the lake once, and each is joined to one small table, its series. A sample that may
 -- repeat another (macros/utilization_samples.sql, may_repeat_keys: on a line whose time another line
 -- repeats, or of a series sharing its node and GPU with another) is shown as int_node_metric_repeats kept
 -- it, the first _row_number of its node, GPU and time, with duplicate_samples counting the repeats dropped;
 -- every other sample is shown as it stands, with duplicate_samples 0. The keys of the samples that may
--- repeat are two integers and a series per day, so telling them apart costs a probe of two tiny tables.
+-- repeat are a line number or a series per partition, so telling them apart costs a probe of two tiny tables.
 {{ config(materialized='view') }}
 
 with
@@ -30,8 +30,8 @@ repeats as (
     select * from {{ ref('int_node_metric_repeats') }}
 ),
 
-built_days as (
-    select distinct {{ sample_day('sample_time_utc') }} as sample_day
+built_partitions as (
+    select distinct _partition
     from lines
 ),
 
@@ -62,7 +62,7 @@ single as (
         samples._data_origin,
         samples._partition
     from samples
-    inner join built_days on {{ sample_day('samples.sample_time_utc') }} = built_days.sample_day
+    inner join built_partitions on samples._partition = built_partitions._partition
     {{ join_may_repeat_keys() }}
     inner join series
         on
