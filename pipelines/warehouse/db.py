@@ -8,13 +8,16 @@ serializes writers inside it).
 DuckDB admits no reader while another process writes the file. So every write session that changed the file
 ends by publishing a snapshot — the closed, checkpointed file copied to ``published/trace.duckdb`` and
 swapped in atomically — and a reader that finds the live file locked answers from the last snapshot instead
-of failing. A session that changed nothing (views already current) copies nothing.
+of failing. A session that changed nothing (views already current) copies nothing. The other way round, a
+reader that has the live file open keeps a writer out until it closes: the writer tries again for a while
+(``WRITER_WAIT_S``; dbt's profile does the same with its connect retries) instead of failing the run.
 """
 
 from __future__ import annotations
 
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -25,6 +28,20 @@ from filelock import FileLock, Timeout
 
 from pipelines.lake.atomic import replacing, write_bytes
 from pipelines.settings import Settings
+
+WRITER_WAIT_S = 60.0  # how long a writer waits for readers of the live file to close it
+
+
+def _connect_writable(path: Path) -> duckdb.DuckDBPyConnection:
+    """Open ``path`` for writing; while a reader holds it open (DuckDB's file lock), try again."""
+    deadline = time.monotonic() + WRITER_WAIT_S
+    while True:
+        try:
+            return duckdb.connect(str(path))
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 @contextmanager
@@ -50,7 +67,7 @@ def writer_lock(
 def writer(settings: Settings) -> Iterator[duckdb.DuckDBPyConnection]:
     """A read-write connection to ``trace.duckdb``, held under the writer lock; publishes a snapshot after."""
     with writer_lock(settings):
-        con = duckdb.connect(str(settings.duckdb_path))
+        con = _connect_writable(settings.duckdb_path)
         try:
             con.execute("set TimeZone = 'UTC'")
             yield con

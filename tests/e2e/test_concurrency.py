@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
 from filelock import FileLock
 
+from pipelines.families.registry import fixed_files
+from pipelines.sample import generate_sample
 from pipelines.settings import load_settings
+from pipelines.warehouse.db import reader
 from tests.e2e.cli import PROJECT_ROOT, query, run_cli
+from tests.e2e.test_refresh import _republish
 
 BURSTGPT_RAW = 'key:"landing/burstgpt__requests" or key:"raw/burstgpt__requests"'
 WAITING = "another run is writing this warehouse; waiting"
@@ -87,3 +94,85 @@ def test_sql_answers_from_the_snapshot_while_a_writer_holds_the_file(tmp_path: P
 
     live = run_cli("sql", "select 1 as one", env=env)
     assert live.returncode == 0 and "snapshot" not in live.stderr
+
+
+BURSTGPT = 'tag:"source"="burstgpt" or key:"staging/stg_burstgpt__requests"'  # landing, raw, dbt
+BY_PARTITION = {  # what a reader asks, per partition: each one must be old or new, never broken or half-done
+    "raw": "select _partition, count(*), sum(request_tokens) from raw.burstgpt__requests group by all",
+    "dbt": "select _partition, count(*), sum(request_tokens) from staging.stg_burstgpt__requests group by all",
+}
+
+
+def _answers(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, tuple]]:
+    return {name: {r[0]: r[1:] for r in con.execute(sql).fetchall()} for name, sql in BY_PARTITION.items()}
+
+
+def test_a_reader_gets_answers_throughout_a_refresh(tmp_path: Path) -> None:
+    """A refresh (``trace-warehouse run``: a changed BurstGPT file landed, loaded, dbt's partitions replaced,
+    the snapshot published) runs while a reader queries again and again through ``reader()`` (what
+    ``trace-warehouse sql`` opens: the live file, or the published snapshot while the run writes). Every
+    query answers, and every partition of its answer is the state before the refresh or the one after."""
+    mirror = tmp_path / "mirror"
+    generate_sample(mirror)
+    env = {**_env(tmp_path), "TRACE_SOURCE": "mirror", "TRACE_MIRROR_DIR": str(mirror)}
+    settings = load_settings(env)
+    built = run_cli("run", "--select", BURSTGPT, env=env)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    con = reader(settings)
+    try:
+        old = _answers(con)
+    finally:
+        con.close()
+
+    burst_2 = next(f for f in fixed_files() if f.file_name == "BurstGPT_2.csv")
+    path = mirror / burst_2.mirror_path
+    header, first, *rest = path.read_text().splitlines()
+    ts, model, request, response, total, log = first.split(",")  # an existing day changes, a new day comes
+    new_day = int(rest[-1].split(",", 1)[0]) // 86400 + 1
+    changed = [
+        header,
+        f"{ts},{model},{int(request) + 5},{response},{int(total) + 5},{log}",
+        *rest,
+        f"{new_day * 86400},GPT-4,9,2,11,API log",
+    ]
+    path.write_text("\n".join(changed) + "\n")
+    _republish(mirror, burst_2.mirror_path)
+
+    refresh = subprocess.Popen(
+        [sys.executable, "-m", "pipelines.cli", "run", "--select", BURSTGPT],
+        cwd=PROJECT_ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    seen: list[dict[str, dict[str, tuple]]] = []
+    from_snapshot = 0
+    try:
+        while refresh.poll() is None:
+            said = io.StringIO()
+            with contextlib.redirect_stderr(said):
+                con = reader(settings)
+            try:
+                seen.append(_answers(con))
+            finally:
+                con.close()
+            from_snapshot += "answering from the snapshot" in said.getvalue()
+            time.sleep(0.05)
+    finally:
+        output = refresh.communicate(timeout=600)[0]
+    assert refresh.returncode == 0, output[-3000:]
+    con = reader(settings)
+    try:
+        new = _answers(con)
+    finally:
+        con.close()
+
+    day = f"{new_day:04d}"
+    assert day not in old["dbt"] and new["dbt"][day] == (1, 9)
+    assert {k: v for k, v in new["raw"].items() if old["raw"].get(k) != v}  # the refresh changed rows
+    assert from_snapshot > 0 and len(seen) > from_snapshot, (len(seen), from_snapshot)
+    for answer in seen:
+        for name, partitions in answer.items():
+            for key in {*old[name], *new[name]}:
+                assert partitions.get(key) in (old[name].get(key), new[name].get(key)), (name, key)

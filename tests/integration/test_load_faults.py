@@ -226,3 +226,93 @@ def test_kill_9_while_the_reader_snapshot_is_published(tmp_path: Path) -> None:
         assert con.execute("select max(i) from t union all select x from u").fetchall() == [(2,), (1,)]
     finally:
         con.close()
+
+
+_DBT_KILLED_MID_WRITE = """
+import re
+import sys
+import time
+from pathlib import Path
+
+from dbt.adapters.duckdb.environments import local
+from dbt.cli.main import dbtRunner
+
+marker, model_dir, stop_at = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+real = local.DuckDBCursorWrapper.execute
+writes = 0
+
+
+def execute(self, sql, bindings=None):  # the stop_at-th file write of the model reaches half, then hangs
+    global writes
+    found = re.search(r"\\) to '([^']+[.]parquet)' \\(([^()]*)\\)\\s*$", sql)
+    if "copy (" in sql and found and found.group(1).startswith(model_dir):
+        writes += 1
+        if writes == stop_at:
+            path, options = Path(found.group(1)), found.group(2)
+            whole = marker.with_suffix(".parquet")
+            real(self, sql.replace(found.group(1), str(whole)))
+            # where DuckDB writes before its rename: tmp_<name> beside the file (option use_tmp_file, by
+            # default when the file exists), else the file itself
+            tmp = "use_tmp_file true" in options or (path.exists() and "use_tmp_file false" not in options)
+            data = whole.read_bytes()
+            (path.with_name("tmp_" + path.name) if tmp else path).write_bytes(data[: len(data) // 2])
+            marker.touch()
+            time.sleep(3600)
+    return real(self, sql, bindings)
+
+
+local.DuckDBCursorWrapper.execute = execute
+dbtRunner().invoke(sys.argv[4:])
+"""
+
+
+def test_kill_9_while_dbt_replaces_lake_partitions(tmp_path: Path) -> None:
+    """``dbt run --vars '{partition_keys: [...]}'`` killed (SIGKILL) half-way through writing the second
+    partition's Parquet file (the write is made to stop there; the kill is real): readers still answer, each
+    partition old (0225) or new (0000), never a half-written file; a re-run of the same keys converges on
+    the rows of a clean full build and leaves no temporary file."""
+    from tests.integration.test_dbt_build import DBT_PROJECT_DIR, load_fixture_rows, run_dbt
+    from tests.integration.test_dbt_incremental import facts, raw_file, rewrite
+
+    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path / "warehouse")})
+    load_fixture_rows(settings, tmp_path / "files")
+    model = settings.lake_dir / "models" / "fct_request"
+
+    def run(*args: str) -> None:
+        result = run_dbt(settings, "run", "--select", "fct_request", *args, target=tmp_path / "target")
+        assert result.returncode == 0, result.stdout[-6000:]
+
+    run_dbt(settings, "run", "--select", "+fct_request", target=tmp_path / "target")
+    before = facts(settings)
+    assert sorted(before) == ["0000", "0225"]
+    for key in before:
+        rewrite(raw_file(settings, key), "select * replace (request_tokens + 7 as request_tokens) from raw")
+    keys = ["--vars", '{partition_keys: ["0000", "0225"]}']
+
+    mid_write = tmp_path / "mid-write"
+    args = ["run", "--select", "fct_request", *keys, "--profiles-dir", str(DBT_PROJECT_DIR)]
+    args += ["--target-path", str(tmp_path / "killed"), "--log-path", str(tmp_path / "killed")]
+    env = {**os.environ, "WAREHOUSE_DIR": str(settings.warehouse_dir), "BURSTGPT_START_DATE": ""}
+    script = [sys.executable, "-c", _DBT_KILLED_MID_WRITE, str(mid_write), str(model), "2", *args]
+    proc = subprocess.Popen(script, cwd=DBT_PROJECT_DIR, env=env)
+    try:
+        while not mid_write.exists() and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "dbt stopped before its second partition write"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+
+    assert [p.name for p in model.glob("*/tmp_*")] == ["tmp_data_0.parquet"], "no half-written file left"
+    killed = facts(settings)  # readers answer: 0000 replaced (new rows), 0225 not yet (old rows, whole)
+    assert sorted(killed) == ["0000", "0225"]
+    assert killed["0225"] == before["0225"]
+    assert len(killed["0000"]) == len(before["0000"]) and killed["0000"] != before["0000"]
+
+    run(*keys)  # the re-run of the same partitions converges and leaves no temporary
+    assert not list(model.glob("*/tmp_*"))
+    rerun = facts(settings)
+    run("--full-refresh")
+    assert rerun == facts(settings)
+    assert rerun != before

@@ -8,10 +8,12 @@
     (partitioned by `_partition`), after every file already there was emptied; readers should not query
     the model while it runs.
   - var partition_keys set: the model's window (those partitions' rows) is computed once into a temporary
-    table, and each named partition is written from it alone. An existing partition's file is replaced
-    by a single-file COPY (DuckDB writes a temporary file and renames it, so a reader sees the old file or
-    the new one); a partition whose rows are all gone keeps an empty file; a new partition gets its folder.
-    Every other partition's file is not touched (byte-identical).
+    table, and each named partition's file is written from it alone by a single-file COPY: DuckDB writes
+    `tmp_data_0.parquet` beside it and renames it over `data_0.parquet`, so a reader (or a process killed
+    mid-write) sees the old file or the new one. A partition whose rows are all gone keeps an empty file; a
+    new partition gets its folder. Every other partition's file is not touched (byte-identical).
+  Only `data_*.parquet` files are the model's: the view and the runs never read a `tmp_*` temporary, and a
+  killed run's leftover one is replaced and renamed away when its file is next written.
   The view selects the model's columns in its order and types, so the relation is what a table would be.
 -#}
 {% materialization lake_partitions, adapter='duckdb' -%}
@@ -39,11 +41,13 @@
                         | map('replace', 'key:', '', 1) | list -%}
         {%- for key in partition_keys() -%}
             {%- set folder = root ~ '/_partition=' ~ key -%}
-            {%- set files = lake_files(folder ~ '/*.parquet') -%}
+            {%- set files = lake_files(folder ~ '/data_*.parquet') -%}
             {%- set rows = 'select * from ' ~ window ~ " where _partition = '" ~ key ~ "'" -%}
-            {%- if key in found and files | length == 0 -%}
-                {%- do lake_write_partitions(rows, root) -%}
-            {%- elif key in found -%}
+            {%- if key in found -%}
+                {%- if files | length == 0 -%}
+                    {%- do lake_folder(root) -%}
+                    {%- do lake_folder(folder) -%}
+                {%- endif -%}
                 {%- do lake_write_file(rows, folder ~ '/data_0.parquet') -%}
             {%- endif -%}
             {#- a partition whose rows are gone, or the other files of one a full build wrote in several:
@@ -55,7 +59,7 @@
         {%- do run_query('drop table ' ~ window) -%}
     {%- else -%}
         {#- every file is emptied first, so a partition without rows now does not keep its old ones -#}
-        {%- set old = lake_files(root ~ '/*/*.parquet') -%}
+        {%- set old = lake_files(root ~ '/*/data_*.parquet') -%}
         {%- if old | length > 0 -%}
             {%- set empty = adapter.quote(this.identifier ~ '__lake_empty') -%}
             {%- do run_query('create or replace temp table ' ~ empty ~ ' as select * from (' ~ sql ~ ') as model limit 0') -%}
@@ -82,10 +86,11 @@
 
 
 {#- Write the rows of `rows` (a SELECT with `_partition`) as one Parquet file at `path`, whose folder exists:
-    DuckDB writes a temporary file and renames it, so a reader sees the old file or the new one. -#}
+    DuckDB writes `tmp_<name>` in that folder and renames it to `path`, so a reader sees the old file or the
+    new one, never a half-written one. -#}
 {% macro lake_write_file(rows, path) -%}
     {%- do run_query(
-        "copy (select * exclude (_partition) from (" ~ rows ~ ")) to '" ~ lake_quote(path) ~ "' (" ~ lake_parquet() ~ ")") -%}
+        "copy (select * exclude (_partition) from (" ~ rows ~ ")) to '" ~ lake_quote(path) ~ "' (" ~ lake_parquet() ~ ", use_tmp_file true)") -%}
 {%- endmacro %}
 
 
@@ -165,9 +170,9 @@
         {%- do casts.append('cast(' ~ adapter.quote(row[0]) ~ ' as ' ~ row[1] ~ ') as ' ~ adapter.quote(row[0])) -%}
     {%- endfor -%}
     create or replace view {{ target }} as
-    {% if lake_files(root ~ '/*/*.parquet') | length > 0 -%}
+    {% if lake_files(root ~ '/*/data_*.parquet') | length > 0 -%}
     select {{ casts | join(', ') }}
-    from read_parquet('{{ lake_quote(root ~ '/*/*.parquet') }}', hive_partitioning = true, hive_types = {'_partition': 'VARCHAR'})
+    from read_parquet('{{ lake_quote(root ~ '/*/data_*.parquet') }}', hive_partitioning = true, hive_types = {'_partition': 'VARCHAR'})
     {%- else -%}
     select {{ casts | join(', ') }} from ({{ sql }}) as model where 1 = 0
     {%- endif %}
