@@ -188,6 +188,19 @@ with db.writer(settings) as con:
 """
 
 
+def _kill_9_at(proc: subprocess.Popen, marker: Path, stopped_early: str) -> None:
+    """SIGKILL ``proc`` once it has written ``marker`` (it then waits there); fails with ``stopped_early``
+    when it exits first."""
+    try:
+        while not marker.exists() and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, stopped_early
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_kill_9_while_the_reader_snapshot_is_published(tmp_path: Path) -> None:
     """A writer killed (SIGKILL) half-way through copying ``trace.duckdb`` to ``published/`` (the copy is
     made to stop there; the kill is real): readers still get the previous snapshot whole, and the next write
@@ -197,14 +210,7 @@ def test_kill_9_while_the_reader_snapshot_is_published(tmp_path: Path) -> None:
     settings = load_settings({"WAREHOUSE_DIR": str(tmp_path / "warehouse")})
     mid_copy = tmp_path / "mid-copy"
     proc = subprocess.Popen([sys.executable, "-c", _PUBLISHER, str(settings.warehouse_dir), str(mid_copy)])
-    try:
-        while not mid_copy.exists() and proc.poll() is None:
-            time.sleep(0.05)
-        assert proc.poll() is None, "the publisher stopped before its copy"
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.kill()
-        proc.wait()
+    _kill_9_at(proc, mid_copy, "the publisher stopped before its copy")
 
     snapshot = snapshot_path(settings)
     assert list(snapshot.parent.glob("*.tmp")), "the kill left a half-copied snapshot"
@@ -295,14 +301,7 @@ def test_kill_9_while_dbt_replaces_lake_partitions(tmp_path: Path) -> None:
     env = {**os.environ, "WAREHOUSE_DIR": str(settings.warehouse_dir), "BURSTGPT_START_DATE": ""}
     script = [sys.executable, "-c", _DBT_KILLED_MID_WRITE, str(mid_write), str(model), "2", *args]
     proc = subprocess.Popen(script, cwd=DBT_PROJECT_DIR, env=env)
-    try:
-        while not mid_write.exists() and proc.poll() is None:
-            time.sleep(0.05)
-        assert proc.poll() is None, "dbt stopped before its second partition write"
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.kill()
-        proc.wait()
+    _kill_9_at(proc, mid_write, "dbt stopped before its second partition write")
 
     assert [p.name for p in model.glob("*/tmp_*")] == ["tmp_data_0.parquet"], "no half-written file left"
     killed = facts(settings)  # readers answer: 0000 replaced (new rows), 0225 not yet (old rows, whole)
