@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.settings import SETTINGS_VARS, Settings, load_settings
+from tests.support.reliability_tally import Tally
 
 REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sample" / "real"
 # Session fixtures that build a warehouse once: every module using one runs on the same xdist worker.
@@ -37,6 +38,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         item.add_marker(pytest.mark.xdist_group(group[item.nodeid.split("::", 1)[0]]))
     return (yield)
+
+
+_reliability = Tally()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _reliability.add(report)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    """The reliability figures (``tests/support/reliability_tally.py``), on the controller only."""
+    if not hasattr(config, "workerinput"):
+        for line in _reliability.lines():
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)
