@@ -2,8 +2,8 @@
 
 Counted from the test reports of the modules whose cases ``docs/pages/reliability.md`` tabulates, each
 parametrized case once, and printed at the end of the run (``make test``'s last lines):
-``reliability: <tried> cases tried, <held> held, <skipped> skipped``, then any case that broke. Under xdist the controller
-counts the reports its workers send.
+``reliability: <tried> cases tried, <held> held, <skipped> skipped``, then any case that broke. Under xdist
+the controller counts the reports its workers send.
 """
 
 from __future__ import annotations
