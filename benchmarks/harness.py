@@ -378,8 +378,7 @@ class Benchmark:
             if (f.cluster, f.metric) == (cluster, metric)
         ]
         warehouses.remove(wh)
-        (path,) = warehouses.land(wh, mirror, [upstream])
-        warehouses.remove(mirror)
+        (path,) = warehouses.land(wh, mirror, [upstream])  # a link to the mirror's file: kept to the end
         with path.open("rb") as fh:
             columns = fh.readline().count(b",") + 1
         self.full_shape = {
@@ -404,6 +403,7 @@ class Benchmark:
         if self._skipped("dbt_build"):
             self._mark_skipped(("full_shape_dbt",), "--skip dbt_build")
         warehouses.remove(wh)
+        warehouses.remove(mirror)
 
     # the whole run ------------------------------------------------------------------------------------
     def run(self) -> None:

@@ -46,7 +46,8 @@ def mirror_listing(mirror: Path) -> list[str]:
 
 
 def land(warehouse: Path, mirror: Path, files: Sequence[UpstreamFile]) -> list[Path]:
-    """Copy ``files`` from ``mirror`` into ``warehouse``'s landing (verified against MANIFEST.json)."""
+    """Land ``files`` of ``mirror`` in ``warehouse`` (verified against MANIFEST.json; a mirror file is linked,
+    not copied, so the mirror must outlive the warehouse)."""
     from pipelines.sources.landing import land_files
 
     result = land_files(settings_for(warehouse, mirror), files)

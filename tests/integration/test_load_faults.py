@@ -315,3 +315,72 @@ def test_kill_9_while_dbt_replaces_lake_partitions(tmp_path: Path) -> None:
     run("--full-refresh")
     assert rerun == facts(settings)
     assert rerun != before
+
+
+# 61 random bits in each token count: the new rows need more room than the old file frees when it is overwritten
+_BIGGER_ROWS = ", ".join(
+    f"{column} + (hash(_row_number + {i}) >> 3)::bigint as {column}"
+    for i, column in enumerate(["request_tokens", "response_tokens", "total_tokens"])
+)
+
+
+def test_disk_full_while_dbt_replaces_lake_partitions(tmp_path: Path) -> None:
+    """``dbt run --vars '{partition_keys: [...]}'`` on a full disk (a small tmpfs under fct_request's lake
+    folder, filled up), replacing two partitions with rows that need more room than the old files: dbt fails,
+    naming the model and "No space left on device"; every ``data_*.parquet`` stays byte for byte (or, had one
+    been replaced before the disk filled, whole) and readers answer each partition old or new, never from a
+    half-written file; once space is freed, a re-run of the same keys converges on the rows of a clean full
+    build and leaves no temporary file."""
+    from tests.integration.test_dbt_build import load_fixture_rows, run_dbt
+    from tests.integration.test_dbt_incremental import facts, raw_file, rewrite
+
+    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path / "warehouse")})
+    load_fixture_rows(settings, tmp_path / "files")
+    model = settings.lake_dir / "models" / "fct_request"
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return run_dbt(settings, "run", "--select", "fct_request", *args, target=tmp_path / "target")
+
+    def files() -> dict[str, bytes]:
+        return {str(p.relative_to(model)): p.read_bytes() for p in sorted(model.glob("*/data_*.parquet"))}
+
+    def whole(name: str) -> bool:
+        try:
+            duckdb.sql(f"select count(*) from read_parquet('{model / name}')").fetchall()
+        except duckdb.Error:
+            return False
+        return True
+
+    with _small_disk(model, "8m") as disk:
+        built = run_dbt(settings, "run", "--select", "+fct_request", target=tmp_path / "target")
+        assert built.returncode == 0, built.stdout[-6000:]
+        before, before_files = facts(settings), files()
+        assert sorted(before) == ["0000", "0225"]
+        assert sorted(before_files) == ["_partition=0000/data_0.parquet", "_partition=0225/data_0.parquet"]
+        for key in before:
+            rewrite(raw_file(settings, key), f"select * replace ({_BIGGER_ROWS}) from raw")
+        keys = ["--vars", '{partition_keys: ["0000", "0225"]}']
+
+        filler = _fill(disk)
+        failed = run(*keys)
+        said = failed.stdout + failed.stderr
+        assert failed.returncode != 0, said[-6000:]
+        assert "fct_request" in said and "No space left on device" in said, said[-6000:]
+        after_files = files()
+        assert sorted(after_files) == sorted(before_files)
+        for name, data in after_files.items():  # as it was, or (the disk filled after it) replaced whole
+            assert data == before_files[name] or whole(name), f"{name} is half-written"
+        readers = facts(settings)  # readers answer
+        assert sorted(readers) == sorted(before)
+
+        filler.unlink()  # space freed: the re-run of the same partitions converges and leaves no temporary
+        rerun = run(*keys)
+        assert rerun.returncode == 0, rerun.stdout[-6000:]
+        assert not list(model.glob("*/tmp_*"))
+        after = facts(settings)
+        for key in before:  # each partition was old or new while the disk was full, never a half-written file
+            assert readers[key] in (before[key], after[key]), key
+            assert after[key] != before[key] and len(after[key]) == len(before[key]), key
+        full = run("--full-refresh")
+        assert full.returncode == 0, full.stdout[-6000:]
+        assert after == facts(settings)
