@@ -330,7 +330,11 @@ def test_disk_full_while_dbt_replaces_lake_partitions(tmp_path: Path) -> None:
     naming the model and "No space left on device"; every ``data_*.parquet`` stays byte for byte (or, had one
     been replaced before the disk filled, whole) and readers answer each partition old or new, never from a
     half-written file; once space is freed, a re-run of the same keys converges on the rows of a clean full
-    build and leaves no temporary file."""
+    build and leaves no temporary file.
+
+    Only the model's folder is on the small disk: with the whole warehouse there, dbt stops at its first commit
+    to ``trace.duckdb.wal`` ("Failed to commit ... No space left on device", no model named), before any lake
+    file is written."""
     from tests.integration.test_dbt_build import load_fixture_rows, run_dbt
     from tests.integration.test_dbt_incremental import facts, raw_file, rewrite
 
@@ -370,6 +374,7 @@ def test_disk_full_while_dbt_replaces_lake_partitions(tmp_path: Path) -> None:
         assert sorted(after_files) == sorted(before_files)
         for name, data in after_files.items():  # as it was, or (the disk filled after it) replaced whole
             assert data == before_files[name] or whole(name), f"{name} is half-written"
+        assert not list(model.glob("*/tmp_*")), "DuckDB removes the temporary of a failed write"
         readers = facts(settings)  # readers answer
         assert sorted(readers) == sorted(before)
 
