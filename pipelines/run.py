@@ -16,7 +16,6 @@ import time
 from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TextIO
 
 from pipelines.progress import LAYERS, RunProgress, layer_of, make_display
@@ -135,7 +134,7 @@ def format_summary(lines: list[AssetLine], seconds: float, skips: Mapping[str, s
     return "\n".join(out)
 
 
-def _header(settings: Settings, selection: str | None, log_path: Path | None) -> None:
+def _header(settings: Settings, selection: str | None) -> None:
     print(
         f"trace-warehouse run: source={settings.source} warehouse={settings.warehouse_dir} "
         f"selection={selection or 'everything'}",
@@ -146,8 +145,7 @@ def _header(settings: Settings, selection: str | None, log_path: Path | None) ->
             "note: the sample source is SYNTHETIC data (plus a few real rows), not the real traces",
             file=sys.stderr,
         )
-    if log_path is not None:
-        print(f"log: {log_path} (--verbose shows it here instead)", file=sys.stderr, flush=True)
+    sys.stderr.flush()
 
 
 def _skips(instance, run_ids: list[str]) -> dict[str, str]:
@@ -194,20 +192,35 @@ def _execute(
     from pipelines.defs.automation import EVERYTHING
     from pipelines.defs.checks import family_asset_checks
     from pipelines.defs.instance import open_instance
-    from pipelines.defs.rebuild import CLI_ALL_TRIGGER, CLI_TRIGGER, TRIGGER_TAG, skip_message
+    from pipelines.defs.rebuild import (
+        CLI_ALL_TRIGGER,
+        CLI_TRIGGER,
+        TRIGGER_TAG,
+        built_keys,
+        record_graph_built,
+        skip_message,
+    )
     from pipelines.defs.resources import resource_defs
     from pipelines.defs.run_events import plan_of, run_job, run_parts, seconds_by_layer, with_loggers
 
     chosen = dg.AssetSelection.from_string(selection) if selection else None
-    results, stages, skips = [], {}, {}
+    results, stages, skips, graph_keys = [], {}, {}, set()
     with open_instance(settings) as instance:
+        changes_only = None if everything else _changes_only(settings, instance, skips)
+
+        def narrow(graph, keys: set) -> set:
+            graph_keys.update(keys)
+            return changes_only(graph, keys) if changes_only else keys
+
         job = run_job(
             [*all_assets(settings), *family_asset_checks()],
             chosen or EVERYTHING,  # everything but the on-demand exports
             resource_defs(settings),
-            None if everything else _changes_only(settings, instance, skips),
+            narrow,
         )
         if job is None:  # nothing to run: the summary says what was skipped and why
+            if chosen is None:  # and so nothing was stale: every asset is built
+                record_graph_built(settings)
             return results, {}, set(), stages, skips
         for stage, why in skips.items():
             print(skip_message(stage, why), file=terminal or sys.stderr, flush=True)
@@ -237,6 +250,8 @@ def _execute(
                     stages[layer] = stages.get(layer, 0.0) + seconds
         for stage, why in _skips(instance, [r.run_id for r in results]).items():
             skips.setdefault(stage, why)
+        if chosen is None and built_keys(instance, graph_keys) == graph_keys:
+            record_graph_built(settings)  # the next changes-only run may decide without the definitions
     selected = {key for keys in plan.step_assets.values() for key in keys}
     return results, plan.step_assets, selected, stages, skips
 
@@ -247,17 +262,31 @@ def run_pipeline(
     """Materialize ``selection`` (default: everything): what changed since the last run, or with
     ``everything`` all of it. Progress on stdout, logs to a file (``verbose``: Dagster's and dbt's logs on the
     terminal, as they come)."""
+    from pipelines.defs.rebuild import LEFT_OUT, graph_unchanged
+    from pipelines.validate.summary import format_check_summary
+
+    _header(settings, selection)
+    started = time.monotonic()
+    waiting = "another run is writing this warehouse; waiting for it to finish"
+    with writer_lock(settings, wait_message=waiting):
+        if selection is None and not everything and graph_unchanged(settings):
+            print(format_summary([], time.monotonic() - started, LEFT_OUT))
+            print(format_check_summary([]))
+            return 0
+        return _run_logged(settings, selection, verbose, everything, started)
+
+
+def _run_logged(
+    settings: Settings, selection: str | None, verbose: bool, everything: bool, started: float
+) -> int:
+    """The run through Dagster, its records in a new log file unless ``verbose``; its summary."""
     from pipelines.defs.file_checks import files_failed
     from pipelines.validate.summary import format_check_summary
 
     log_path = None if verbose else new_log_path(settings)
-    _header(settings, selection, log_path)
-    started = time.monotonic()
-    waiting = "another run is writing this warehouse; waiting for it to finish"
-    with (
-        writer_lock(settings, wait_message=waiting),
-        capture_output(log_path) if log_path else nullcontext(None) as terminal,
-    ):
+    if log_path is not None:
+        print(f"log: {log_path} (--verbose shows it here instead)", file=sys.stderr, flush=True)
+    with capture_output(log_path) if log_path else nullcontext(None) as terminal:
         results, step_assets, selected, stages, skips = _execute(settings, selection, terminal, everything)
     print(format_summary(_collect(results, step_assets, selected), time.monotonic() - started, skips))
     if stages:

@@ -9,17 +9,28 @@ marts (fits, reports, dbt docs) are skipped by Dagster, since dbt materialized n
 
 A skipped stage says so in one log line, ``<stage>: skipped — <reason>``, which the progress display and the
 run's summary show.
+
+A changes-only run of the whole graph first asks :func:`graph_unchanged`, which needs neither Dagster nor the
+definitions: once a run has left every asset of the graph materialized it writes a stamp into the Dagster
+instance (:func:`record_graph_built`), and while the stamp matches the code and settings, no upstream file
+changed, no raw partition is pending and dbt has built on the engine, :func:`stale_roots` would find nothing
+to run. So a re-run with nothing changed ends before the definitions load. Importing this module does not
+import Dagster.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-import dagster as dg
-
-from pipelines.defs.keys import landing_key, raw_key
 from pipelines.settings import Settings
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 TRIGGER_TAG = "trace-warehouse/trigger"
 # The triggers whose runs rebuild only what changed (not a user's forced rebuild).
@@ -77,23 +88,77 @@ def stale_roots(settings: Settings, instance: dg.DagsterInstance, graph, keys: s
     partitions pending (:mod:`pipelines.lake.pending`, what the dbt step builds) and every asset never
     materialized in this warehouse (a first run builds everything), and the dbt models when dbt never built on
     the settings' engine."""
+    from pipelines.defs.keys import landing_key, raw_key
     from pipelines.progress import layer_of
     from pipelines.sources.changes import detect_changes
-    from pipelines.warehouse.dbt_build import pending_partitions, target_path
+    from pipelines.warehouse.dbt_build import pending_partitions
 
-    built = {
-        record.asset_entry.asset_key
-        for record in instance.get_asset_records(sorted(keys, key=lambda k: k.path))
-        if record.asset_entry.last_materialization is not None
-    }
-    roots = keys - built
+    roots = keys - built_keys(instance, keys)
     changed = {change.family for change in detect_changes(settings)}
     roots |= {landing_key(fam) for fam in changed} & keys
-    engine_runs = settings.dbt_runs_dir / target_path(settings.engine).name
-    if not (engine_runs / "run_results.json").exists():  # never built on this engine (say, --engine spark)
+    if not _dbt_built(settings):  # never built on this engine (say, --engine spark)
         roots |= {key for key in keys if layer_of(key.to_user_string()) == "dbt"}
     waiting = [fam for fam, parts in pending_partitions(settings).items() if parts]
     roots |= {
         child for fam in waiting if graph.has(raw_key(fam)) for child in graph.get(raw_key(fam)).child_keys
     }
     return roots & keys
+
+
+def built_keys(instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey]) -> set:
+    """The assets among ``keys`` materialized at least once in ``instance``."""
+    return {
+        record.asset_entry.asset_key
+        for record in instance.get_asset_records(sorted(keys, key=lambda k: k.path))
+        if record.asset_entry.last_materialization is not None
+    }
+
+
+def _dbt_built(settings: Settings) -> bool:
+    from pipelines.warehouse.dbt_build import target_path
+
+    return (settings.dbt_runs_dir / target_path(settings.engine).name / "run_results.json").exists()
+
+
+GRAPH_BUILT = "trace-warehouse-graph-built.json"  # in $DAGSTER_HOME: a new or wiped instance has none
+
+
+def _graph_identity(settings: Settings) -> dict[str, str]:
+    """What the asset graph is made of, cheaply (sizes and mtimes, no file read): this package's modules and
+    the dbt manifest the definitions load, on the settings' engine and source."""
+    from pipelines.warehouse.dbt_build import DBT_PROJECT_DIR, target_path
+
+    files = sorted(Path(__file__).resolve().parents[1].rglob("*.py"))
+    files.append(DBT_PROJECT_DIR / target_path(settings.engine) / "manifest.json")
+    digest = hashlib.sha256()
+    for path in files:
+        stat = path.stat() if path.exists() else None
+        digest.update(f"{path}:{stat and (stat.st_size, stat.st_mtime_ns)}\n".encode())
+    return {"engine": settings.engine, "source": settings.source, "code": digest.hexdigest()}
+
+
+def record_graph_built(settings: Settings) -> None:
+    """Stamp the instance: every asset of the graph (what a run without selection selects) is materialized."""
+    from pipelines.lake.atomic import write_json
+
+    write_json(settings.dagster_home / GRAPH_BUILT, _graph_identity(settings), indent=1)
+
+
+def graph_unchanged(settings: Settings) -> bool:
+    """Whether a changes-only run of the whole graph has nothing to run, decided without Dagster: the stamp of
+    :func:`record_graph_built` matches, dbt built on the engine, no raw partition is pending and no upstream
+    file changed (the same facts :func:`stale_roots` reads; the listing and HEAD requests last)."""
+    from pipelines.sources.changes import detect_changes
+    from pipelines.warehouse.dbt_build import pending_partitions
+
+    stamp = settings.dagster_home / GRAPH_BUILT
+    try:
+        recorded = json.loads(stamp.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        recorded == _graph_identity(settings)
+        and _dbt_built(settings)
+        and not any(pending_partitions(settings).values())
+        and not detect_changes(settings)
+    )
