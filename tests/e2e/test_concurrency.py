@@ -19,7 +19,7 @@ from pipelines.sample import generate_sample
 from pipelines.settings import load_settings
 from pipelines.warehouse.db import reader
 from tests.e2e.cli import PROJECT_ROOT, query, run_cli
-from tests.e2e.test_refresh import _republish
+from tests.support.mirror_publish import republish
 
 BURSTGPT_RAW = 'key:"landing/burstgpt__requests" or key:"raw/burstgpt__requests"'
 WAITING = "another run is writing this warehouse; waiting"
@@ -136,7 +136,7 @@ def test_a_reader_gets_answers_throughout_a_refresh(tmp_path: Path) -> None:
         f"{new_day * 86400},GPT-4,9,2,11,API log",
     ]
     path.write_text("\n".join(changed) + "\n")
-    _republish(mirror, burst_2.mirror_path)
+    republish(mirror, burst_2.mirror_path)
 
     refresh = subprocess.Popen(
         [sys.executable, "-m", "pipelines.cli", "run", "--select", BURSTGPT],

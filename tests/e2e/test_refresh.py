@@ -3,7 +3,6 @@ what it requests, and prove that only the changed partitions were rewritten and 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -12,43 +11,25 @@ import pytest
 
 from pipelines.families.registry import fixed_files
 from pipelines.sample import generate_sample
-from pipelines.sources import mirror_manifest as mm
 from tests.e2e.cli import query, run_cli
+from tests.support.mirror_publish import republish, sha
 
 BURST_2 = next(f for f in fixed_files() if f.file_name == "BurstGPT_2.csv")
 SEREN = next(f for f in fixed_files() if f.file_name == "trace_seren.csv")
 
 
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _lake_files(wh: Path) -> dict[str, str]:
     return {
-        str(p.relative_to(wh)): _sha(p)
-        for p in sorted((wh / "lake" / "raw").glob("*/_partition=*/*.parquet"))
+        str(p.relative_to(wh)): sha(p) for p in sorted((wh / "lake" / "raw").glob("*/_partition=*/*.parquet"))
     }
 
 
 def _model_files(wh: Path) -> dict[str, str]:
     """The Parquet files of the dbt models DuckDB keeps in the lake (lake/models/<model>/_partition=<key>/)."""
     return {
-        str(p.relative_to(wh)): _sha(p)
+        str(p.relative_to(wh)): sha(p)
         for p in sorted((wh / "lake" / "models").glob("*/_partition=*/*.parquet"))
     }
-
-
-def _republish(mirror: Path, mirror_path: str) -> None:
-    """What a mirror's publisher does after editing a file: record its new bytes and hash."""
-    manifest = mm.read(mirror)
-    assert manifest is not None
-    entry = manifest.files[mirror_path]
-    path = mirror / mirror_path
-    files = dict(manifest.files)
-    files[mirror_path] = mm.MirrorEntry(
-        path.stat().st_size, _sha(path), entry.origin, entry.real_lines, entry.extra
-    )
-    mm.write(mirror, mm.MirrorManifest(files, manifest.extra))
 
 
 def _dbt_lineage(manifest: dict, families: list[str]) -> set[str]:
@@ -111,7 +92,7 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     lines[target] = ",".join(fields)
     seren.write_text("\n".join(lines))
     for f in (BURST_2, SEREN):
-        _republish(mirror, f.mirror_path)
+        republish(mirror, f.mirror_path)
 
     from pipelines.definitions import all_assets, build_definitions
     from pipelines.defs.automation import TRIGGER_TAG, upstream_change_sensor
@@ -195,7 +176,7 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     }
     # dbt replaced exactly those partitions: new rows in, changed row updated, every other row identical.
     loads = json.loads((wh / "lake" / "_state" / "acme__seren_jobs" / "trace_seren.json").read_text())
-    assert loads["sha256"] == _sha(seren)
+    assert loads["sha256"] == sha(seren)
     new = query(wh, f"select count(*) from marts.fct_request where day_index = {new_day}")
     assert new == [(3,)]
     user = query(
@@ -242,7 +223,7 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     # dbt to the reports; the families that did not change are neither landed nor loaded again.
     with burst.open("a") as fh:
         fh.write(f"{(new_day + 1) * 86400 + 3},GPT-4,50,5,55,API log\n")
-    _republish(mirror, BURST_2.mirror_path)
+    republish(mirror, BURST_2.mirror_path)
     cli = run_cli("run", env=env)
     assert cli.returncode == 0, cli.stdout[-3000:] + cli.stderr[-3000:]
     assert "landing/burstgpt__requests " in cli.stdout and "raw/burstgpt__requests " in cli.stdout
@@ -272,7 +253,7 @@ def test_a_broken_upstream_file_fails_alone(mirror_env) -> None:
     with burst_2.open("a") as fh:
         fh.write(f"{new_day * 86400 + 1},ChatGPT,10,2,12,API log\n")
     for f in (burst_1, BURST_2):
-        _republish(mirror, f.mirror_path)
+        republish(mirror, f.mirror_path)
 
     again = run_cli("run", "--select", landing_and_raw, env=env)
     assert again.returncode == 1, again.stdout[-3000:] + again.stderr[-3000:]
@@ -293,4 +274,4 @@ def test_a_broken_upstream_file_fails_alone(mirror_env) -> None:
     # ... and the broken file's partitions are the ones published before, byte for byte
     assert {p: h for p, h in _lake_files(wh).items() if p.endswith("/BurstGPT_1.parquet")} == before
     landed = json.loads(next((wh / "manifest").rglob("BurstGPT_1.csv.json")).read_text())
-    assert landed["sha256"] != _sha(mirror / burst_1.mirror_path)  # the landed copy is still the CSV
+    assert landed["sha256"] != sha(mirror / burst_1.mirror_path)  # the landed copy is still the CSV

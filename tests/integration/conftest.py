@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from pipelines.settings import Settings, load_settings
-from tests.integration.test_dbt_build import load_fixture_rows, run_dbt
+from tests.support.dbt_runs import load_fixture_rows, run_dbt
 
 
 @pytest.fixture(scope="session")
 def fixture_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """One dbt build (``dbt build``, every model and test) of the real rows shipped in the repository plus
-    the synthetic rows of ``test_dbt_build``, shared by the modules that only read it (dbt, reports,
-    exports). Readers must not change it: copy ``trace.duckdb`` to alter it."""
+    the synthetic rows of ``tests/support/dbt_runs.py``, shared by the modules that only read it (dbt,
+    reports, exports). Readers must not change it: copy ``trace.duckdb`` to alter it."""
     root = tmp_path_factory.mktemp("dbt")
     settings = load_settings({"WAREHOUSE_DIR": str(root / "warehouse")})
     load_fixture_rows(settings, root / "files")

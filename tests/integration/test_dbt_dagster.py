@@ -14,7 +14,7 @@ from pipelines.defs.resources import resource_defs
 from pipelines.settings import Settings, load_settings
 from pipelines.warehouse.db import writer
 from pipelines.warehouse.dbt_build import prepare
-from tests.integration.test_dbt_build import load_fixture_rows
+from tests.support.dbt_runs import load_fixture_rows
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,8 @@ The warehouse of test_dbt_build.py gets a third BurstGPT partition, day 1 ("0001
 raw Parquet files of two partitions are rewritten (day 1 and day 0 both change); `dbt build --select
 fct_request --vars '{partition_keys: ["0001"]}'` must replace day 1 only: its rows show the new values,
 while day 0 (changed upstream but not asked for) and day 225 keep exactly their old rows. Without the var
-everything is rebuilt; a partition whose raw rows are gone is emptied, not left stale.
+everything is rebuilt; a partition whose raw rows are gone is emptied, not left stale. (The warehouse's rows
+are in tests/support/dbt_runs.py, the partition helpers in tests/support/request_partitions.py.)
 """
 
 from __future__ import annotations
@@ -18,36 +19,12 @@ import pytest
 
 from pipelines.settings import Settings, load_settings
 from tests.e2e.cli import query
-from tests.integration.test_dbt_build import load_fixture_rows, run_dbt
+from tests.support.dbt_runs import load_fixture_rows, run_dbt
+from tests.support.request_partitions import FAMILY, facts, raw_file, rewrite
 
 pytestmark = pytest.mark.slow
 
-FAMILY = "burstgpt__requests"
 DAY = 86_400
-
-
-def raw_file(settings: Settings, key: str) -> Path:
-    (path,) = (settings.raw_dir / FAMILY / f"_partition={key}").glob("*.parquet")
-    return path
-
-
-def rewrite(path: Path, select: str) -> None:
-    """Replace a raw Parquet file by ``select`` over its current rows (``raw``), as a reload would."""
-    con = duckdb.connect()
-    try:
-        con.execute(f"create table raw as select * from read_parquet('{path}')")
-        con.execute(f"copy ({select}) to '{path}' (format parquet)")
-    finally:
-        con.close()
-
-
-def facts(settings: Settings) -> dict[str, list[tuple]]:
-    """fct_request's rows by partition, every column, in a fixed order."""
-    out: dict[str, list[tuple]] = {}
-    sql = "select * from marts.fct_request order by _partition, _source_file, _row_number"
-    for row in query(settings.warehouse_dir, sql):
-        out.setdefault(row[-1], []).append(row)
-    return out
 
 
 def lake_files(settings: Settings) -> dict[str, bytes]:

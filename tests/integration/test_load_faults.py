@@ -277,8 +277,8 @@ def test_kill_9_while_dbt_replaces_lake_partitions(tmp_path: Path) -> None:
     partition's Parquet file (the write is made to stop there; the kill is real): readers still answer, each
     partition old (0225) or new (0000), never a half-written file; a re-run of the same keys converges on
     the rows of a clean full build and leaves no temporary file."""
-    from tests.integration.test_dbt_build import DBT_PROJECT_DIR, load_fixture_rows, run_dbt
-    from tests.integration.test_dbt_incremental import facts, raw_file, rewrite
+    from tests.support.dbt_runs import DBT_PROJECT_DIR, load_fixture_rows, run_dbt
+    from tests.support.request_partitions import facts, raw_file, rewrite
 
     settings = load_settings({"WAREHOUSE_DIR": str(tmp_path / "warehouse")})
     load_fixture_rows(settings, tmp_path / "files")
@@ -335,8 +335,8 @@ def test_disk_full_while_dbt_replaces_lake_partitions(tmp_path: Path) -> None:
     Only the model's folder is on the small disk: with the whole warehouse there, dbt stops at its first commit
     to ``trace.duckdb.wal`` ("Failed to commit ... No space left on device", no model named), before any lake
     file is written."""
-    from tests.integration.test_dbt_build import load_fixture_rows, run_dbt
-    from tests.integration.test_dbt_incremental import facts, raw_file, rewrite
+    from tests.support.dbt_runs import load_fixture_rows, run_dbt
+    from tests.support.request_partitions import facts, raw_file, rewrite
 
     settings = load_settings({"WAREHOUSE_DIR": str(tmp_path / "warehouse")})
     load_fixture_rows(settings, tmp_path / "files")

@@ -7,7 +7,7 @@ import csv
 import pytest
 
 from pipelines.settings import PROJECT_ROOT, Settings
-from tests.integration.test_dbt_build import Warehouse
+from tests.support.dbt_runs import Warehouse
 
 SEED = PROJECT_ROOT / "dbt_project" / "seeds" / "analysis" / "published_numbers.csv"
 COLUMNS = "published_source, measure, scope, subject, computed_value, data_origin, verdict, reason"

@@ -1,6 +1,6 @@
 """The same dbt project on DuckDB and on Spark, from the same lake: every row of every table equal.
 
-One small warehouse (real rows + synthetic rows, tests/integration/test_dbt_build.py) is built twice: by
+One small warehouse (real rows + synthetic rows, tests/support/dbt_runs.py) is built twice: by
 `dbt build` on DuckDB, then through Dagster on the Spark target in session mode (one local SparkSession),
 as `trace-warehouse run --engine spark` does. The Dagster run must record every model's materialization and
 every dbt test's check; afterwards trace.duckdb shows the Spark tables as views (what `trace-warehouse sql`
@@ -25,8 +25,8 @@ from pipelines.defs.resources import resource_defs
 from pipelines.settings import Settings, load_settings
 from pipelines.spark.tables import spark_tables
 from pipelines.warehouse.dbt_build import DBT_PROJECT_DIR, prepare
-from tests.integration.test_dbt_build import load_fixture_rows, run_dbt
 from tests.support.compare_tables import Table, compare_builds, compare_tables
+from tests.support.dbt_runs import load_fixture_rows, run_dbt
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 pytest.importorskip("pyspark", reason="the spark extra is not installed (uv sync --all-extras)")

@@ -19,9 +19,9 @@ import pytest
 
 from pipelines.settings import Settings, load_settings
 from pipelines.spark.tables import read_spark_table
-from tests.integration.test_dbt_build import DBT, DBT_PROJECT_DIR, load_fixture_rows, run_dbt
-from tests.integration.test_dbt_incremental import raw_file, rewrite
 from tests.support.compare_tables import Table, compare_tables
+from tests.support.dbt_runs import DBT, DBT_PROJECT_DIR, load_fixture_rows, run_dbt
+from tests.support.request_partitions import raw_file, rewrite
 from tests.support.spark_thrift import thrift_server
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]

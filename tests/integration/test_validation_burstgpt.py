@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.settings import Settings
-from tests.integration.test_validation_support import (
+from tests.support.validation import (
     BURST3_HEADER,
     BURST_HEADER,
     assert_reconciled,

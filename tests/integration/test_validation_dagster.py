@@ -21,9 +21,9 @@ from pipelines.families.registry import FAMILIES
 from pipelines.settings import Settings, load_settings
 from pipelines.validate.summary import format_check_summary
 from tests.conftest import REAL_DIR
-from tests.integration.test_validation_real_rows import REAL_FILES
-from tests.integration.test_validation_support import (
+from tests.support.validation import (
     BURST_HEADER,
+    REAL_FILES,
     SEREN_HEADER,
     load_csv,
     load_path,

@@ -11,7 +11,7 @@ from pipelines.docs_server import link_for_file_url, make_server, serve_in_threa
 from pipelines.settings import Settings
 from pipelines.validate.data_docs import KEEP_RUNS
 from pipelines.validate.validation import validate_family
-from tests.integration.test_validation_support import (
+from tests.support.validation import (
     BURST_HEADER,
     SEREN_HEADER,
     load_csv,

@@ -17,7 +17,7 @@ from expectations import suite_for
 from expectations.rules import between
 from pipelines.settings import Settings
 from pipelines.validate import results_store
-from tests.integration.test_validation_support import (
+from tests.support.validation import (
     BURST_HEADER,
     assert_reconciled,
     lake_quarantine,

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from pipelines.settings import Settings
-from tests.integration.test_validation_support import (
+from tests.support.validation import (
     KALOS_HEADER,
     SEREN_HEADER,
     assert_reconciled,

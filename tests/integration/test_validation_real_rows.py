@@ -12,7 +12,8 @@ from pipelines.families.registry import FAMILIES
 from pipelines.settings import Settings, load_settings
 from pipelines.validate.outcomes import FamilyValidation
 from tests.conftest import REAL_DIR
-from tests.integration.test_validation_support import (
+from tests.support.validation import (
+    REAL_FILES,
     assert_reconciled,
     lake_quarantine,
     load_path,
@@ -20,12 +21,6 @@ from tests.integration.test_validation_support import (
     view_quarantine,
 )
 
-REAL_FILES = {
-    "BurstGPT_1.csv": "burstgpt_1_first400.csv",
-    "trace_kalos.csv": "acmetrace_kalos_readme_rows.csv",
-    "trace_seren.csv": "acmetrace_seren_readme_rows.csv",
-    "cluster_summary.csv": "acmetrace_cluster_summary.csv",
-}
 EXPECTED_FINDINGS = {
     "burstgpt__requests": {"request_not_failed": 17},
     "acme__kalos_jobs": {"duration_is_end_minus_start": 2},

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipelines.settings import Settings
-from tests.integration.test_validation_support import (
+from tests.support.validation import (
     assert_reconciled,
     lake_quarantine,
     load_csv,

@@ -4,7 +4,9 @@
   import Dagster (``dagster``, ``dagster_dbt``, …): the library under them runs without it;
 - no import cycle among the project's modules, counting imports inside functions (a cycle hidden by a
   function-level import is still a cycle);
-- only ``pipelines/settings.py`` reads the process environment.
+- only ``pipelines/settings.py`` reads the process environment;
+- no module under ``tests/`` imports from a ``test_*.py`` module (at any depth, relative imports included):
+  helpers the modules share live in ``tests/support/``, fixtures they share in a ``conftest.py``.
 """
 
 from __future__ import annotations
@@ -18,16 +20,18 @@ import pytest
 from pipelines.settings import PROJECT_ROOT
 
 PACKAGES = ("pipelines", "expectations")
+TEST_PACKAGES = ("tests",)
 DAGSTER_ALLOWED = ("pipelines/defs/", "pipelines/definitions.py", "pipelines/run.py", "pipelines/cli.py")
 ENVIRONMENT_ALLOWED = ("pipelines/settings.py",)
 
 
-def project_modules() -> dict[str, Path]:
-    """Dotted module name → file, for every module of the project's packages."""
+def project_modules(packages: Collection[str] = PACKAGES, root: Path = PROJECT_ROOT) -> dict[str, Path]:
+    """Dotted module name → file, for every module of the project's packages (or of ``packages`` under
+    ``root``)."""
     out = {}
-    for package in PACKAGES:
-        for path in sorted((PROJECT_ROOT / package).rglob("*.py")):
-            parts = path.relative_to(PROJECT_ROOT).with_suffix("").parts
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             out[name] = path
     return out
@@ -43,6 +47,34 @@ def imported_names(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
                 yield (sub if sub in modules else node.module), node.lineno
+
+
+def resolved_imports(path: Path, name: str, modules: Collection[str]) -> Iterator[tuple[str, int]]:
+    """What :func:`imported_names` yields, plus the relative imports (``from .x import y``, ``from . import
+    x``) it skips, resolved against ``name``, the dotted module name of ``path``."""
+    yield from imported_names(path, modules)
+    package = (name if path.name == "__init__.py" else name.rpartition(".")[0]).split(".")
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = ".".join(
+                package[: len(package) - (node.level - 1)] + ([node.module] if node.module else [])
+            )
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                yield (sub if sub in modules else base), node.lineno
+
+
+def imports_of_test_modules(modules: Mapping[str, Path]) -> list[tuple[str, int, str]]:
+    """(importer, line, imported), once each and sorted, for every import, among ``modules``, of a module
+    whose file is ``test_*.py``."""
+    return sorted(
+        {
+            (name, line, target)
+            for name, path in modules.items()
+            for target, line in resolved_imports(path, name, modules)
+            if target in modules and target != name and modules[target].name.startswith("test_")
+        }
+    )
 
 
 def import_graph(modules: Mapping[str, Path]) -> dict[str, set[str]]:
@@ -147,5 +179,45 @@ def test_only_settings_reads_the_environment() -> None:
         for path in project_modules().values()
         if relative(path) not in ENVIRONMENT_ALLOWED
         for line in reads_environment(path)
+    ]
+    assert offenders == []
+
+
+def test_the_test_import_finder_sees_every_form(tmp_path: Path) -> None:
+    package = tmp_path / "suite"
+    (package / "sub").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "helpers.py": "X = 1\n",
+        "test_a.py": "from suite.helpers import X\n",  # from a helper module: fine
+        "test_b.py": "import os\n\ndef test_b():\n    from suite.test_a import X\n",  # inside a function
+        "test_c.py": "from . import test_a\n",
+        "conftest.py": "import suite.test_a as a\n",
+        "sub/__init__.py": "",
+        "sub/test_d.py": "from ..test_a import X\n",
+        "sub/test_e.py": "from suite import helpers, test_b\n",
+    }
+    for name, text in files.items():
+        (package / name).write_text(text)
+    found = imports_of_test_modules(project_modules(["suite"], tmp_path))
+    assert found == [
+        ("suite.conftest", 1, "suite.test_a"),
+        ("suite.sub.test_d", 1, "suite.test_a"),
+        ("suite.sub.test_e", 1, "suite.test_b"),
+        ("suite.test_b", 4, "suite.test_a"),
+        ("suite.test_c", 1, "suite.test_a"),
+    ]
+
+
+def test_no_test_module_imports_from_a_test_module() -> None:
+    """A module under ``tests/`` imports what it shares with others from ``tests/support/`` (or gets it as a
+    fixture of a ``conftest.py``), never from another ``test_*.py`` module."""
+    modules = project_modules(TEST_PACKAGES)
+    scanned = [path for path in modules.values() if path.name.startswith("test_")]
+    assert len(scanned) > 50, scanned  # the whole suite was read, not an empty or misplaced folder
+    assert "tests.integration.conftest" in modules and "tests.support" in modules
+    offenders = [
+        f"{relative(modules[name])}:{line} imports {target}"
+        for name, line, target in imports_of_test_modules(modules)
     ]
     assert offenders == []

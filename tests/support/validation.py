@@ -1,5 +1,6 @@
-"""Helpers for the validation tests (small CSVs loaded with the real loader, validation run directly), and
-the checks that the helpers' own clean inputs raise no finding at all."""
+"""Helpers for the validation tests: small CSVs loaded with the real loader (:func:`load_csv`,
+:func:`load_path`, the real rows shipped with the project in :data:`REAL_FILES`), validation run directly
+(:func:`validate`), and what it leaves in the lake and the warehouse."""
 
 from __future__ import annotations
 
@@ -18,6 +19,15 @@ from pipelines.validate.outcomes import FamilyValidation
 from pipelines.validate.validation import validate_family
 from pipelines.warehouse.db import writer
 from pipelines.warehouse.views import refresh_views
+
+# The real rows shipped with the project (under REAL_DIR, tests/conftest.py), by the upstream file they
+# stand for.
+REAL_FILES = {
+    "BurstGPT_1.csv": "burstgpt_1_first400.csv",
+    "trace_kalos.csv": "acmetrace_kalos_readme_rows.csv",
+    "trace_seren.csv": "acmetrace_seren_readme_rows.csv",
+    "cluster_summary.csv": "acmetrace_cluster_summary.csv",
+}
 
 SEREN_HEADER = (
     "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time"
@@ -144,31 +154,3 @@ def assert_reconciled(result: FamilyValidation) -> None:
     for p in result.partitions:
         assert p.loaded == p.passed + p.quarantined, p
     assert result.loaded == result.passed + result.quarantined
-
-
-# -- the helpers' clean inputs find nothing --------------------------------------------------------------
-
-
-def test_clean_seren_rows_raise_no_finding(warehouse: Settings, tmp_path: Path) -> None:
-    text = "\n".join([SEREN_HEADER, seren_line(1), seren_line(2, end="2023-03-01 00:20:52")]) + "\n"
-    load_csv(warehouse, tmp_path, "trace_seren.csv", text)
-    result = validate(warehouse, "acme__seren_jobs")
-    assert result.findings() == {}
-    assert [(p.key, p.loaded, p.quarantined) for p in result.partitions] == [("2023-02", 2, 0)]
-    assert result.outcomes["duration_is_end_minus_start"].breakdown == {"end_minus_start": 2}
-    assert lake_quarantine(warehouse, "acme__seren_jobs") == []  # written, empty
-
-
-def test_clean_kalos_rows_raise_no_finding(warehouse: Settings, tmp_path: Path) -> None:
-    text = "\n".join(
-        [
-            KALOS_HEADER,
-            kalos_line("a" * 16),
-            kalos_line("b" * 16, state="FAILED", fail_time="2023-05-17 11:01:16"),
-            kalos_line("c" * 16, state="CANCELLED", stop_time="2023-05-17 11:01:16"),
-        ]
-    )
-    load_csv(warehouse, tmp_path, "trace_kalos.csv", text + "\n")
-    result = validate(warehouse, "acme__kalos_jobs")
-    assert result.findings() == {}
-    assert result.loaded == 3 and result.quarantined == 0
