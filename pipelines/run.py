@@ -21,6 +21,7 @@ from typing import TextIO
 from pipelines.progress import LAYERS, RunProgress, layer_of, make_display
 from pipelines.run_log import capture_output, new_log_path, terminal_width
 from pipelines.settings import Settings
+from pipelines.validate.summary import format_check_summary
 from pipelines.warehouse.db import writer_lock
 
 
@@ -196,9 +197,8 @@ def _execute(
         CLI_ALL_TRIGGER,
         CLI_TRIGGER,
         TRIGGER_TAG,
-        built_keys,
-        record_graph_built,
         skip_message,
+        stamp_if_graph_built,
     )
     from pipelines.defs.resources import resource_defs
     from pipelines.defs.run_events import plan_of, run_job, run_parts, seconds_by_layer, with_loggers
@@ -219,8 +219,8 @@ def _execute(
             narrow,
         )
         if job is None:  # nothing to run: the summary says what was skipped and why
-            if chosen is None:  # and so nothing was stale: every asset is built
-                record_graph_built(settings)
+            if chosen is None:
+                stamp_if_graph_built(settings, instance, graph_keys)
             return results, {}, set(), stages, skips
         for stage, why in skips.items():
             print(skip_message(stage, why), file=terminal or sys.stderr, flush=True)
@@ -250,8 +250,8 @@ def _execute(
                     stages[layer] = stages.get(layer, 0.0) + seconds
         for stage, why in _skips(instance, [r.run_id for r in results]).items():
             skips.setdefault(stage, why)
-        if chosen is None and built_keys(instance, graph_keys) == graph_keys:
-            record_graph_built(settings)  # the next changes-only run may decide without the definitions
+        if chosen is None:
+            stamp_if_graph_built(settings, instance, graph_keys)
     selected = {key for keys in plan.step_assets.values() for key in keys}
     return results, plan.step_assets, selected, stages, skips
 
@@ -263,7 +263,6 @@ def run_pipeline(
     ``everything`` all of it. Progress on stdout, logs to a file (``verbose``: Dagster's and dbt's logs on the
     terminal, as they come)."""
     from pipelines.defs.rebuild import LEFT_OUT, graph_unchanged
-    from pipelines.validate.summary import format_check_summary
 
     _header(settings, selection)
     started = time.monotonic()
@@ -281,7 +280,6 @@ def _run_logged(
 ) -> int:
     """The run through Dagster, its records in a new log file unless ``verbose``; its summary."""
     from pipelines.defs.file_checks import files_failed
-    from pipelines.validate.summary import format_check_summary
 
     log_path = None if verbose else new_log_path(settings)
     if log_path is not None:

@@ -12,7 +12,7 @@ run's summary show.
 
 A changes-only run of the whole graph first asks :func:`graph_unchanged`, which needs neither Dagster nor the
 definitions: once a run has left every asset of the graph materialized it writes a stamp into the Dagster
-instance (:func:`record_graph_built`), and while the stamp matches the code and settings, no upstream file
+instance (:func:`stamp_if_graph_built`), and while the stamp matches the code and settings, no upstream file
 changed, no raw partition is pending and dbt has built on the engine, :func:`stale_roots` would find nothing
 to run. So a re-run with nothing changed ends before the definitions load. Importing this module does not
 import Dagster.
@@ -137,16 +137,18 @@ def _graph_identity(settings: Settings) -> dict[str, str]:
     return {"engine": settings.engine, "source": settings.source, "code": digest.hexdigest()}
 
 
-def record_graph_built(settings: Settings) -> None:
-    """Stamp the instance: every asset of the graph (what a run without selection selects) is materialized."""
+def stamp_if_graph_built(settings: Settings, instance: dg.DagsterInstance, keys: set[dg.AssetKey]) -> None:
+    """Stamp the instance when every asset of the graph (``keys``: what a run without selection selects) is
+    materialized in it: the next changes-only run may then decide without the definitions."""
     from pipelines.lake.atomic import write_json
 
-    write_json(settings.dagster_home / GRAPH_BUILT, _graph_identity(settings), indent=1)
+    if built_keys(instance, keys) == keys:
+        write_json(settings.dagster_home / GRAPH_BUILT, _graph_identity(settings), indent=1)
 
 
 def graph_unchanged(settings: Settings) -> bool:
     """Whether a changes-only run of the whole graph has nothing to run, decided without Dagster: the stamp of
-    :func:`record_graph_built` matches, dbt built on the engine, no raw partition is pending and no upstream
+    :func:`stamp_if_graph_built` matches, dbt built on the engine, no raw partition is pending and no upstream
     file changed (the same facts :func:`stale_roots` reads; the listing and HEAD requests last)."""
     from pipelines.sources.changes import detect_changes
     from pipelines.warehouse.dbt_build import pending_partitions

@@ -10,14 +10,10 @@ import re
 import shutil
 from pathlib import Path
 
-import dagster as dg
-
-from pipelines.definitions import all_assets
+from pipelines.definitions import build_definitions
 from pipelines.defs.automation import EVERYTHING
-from pipelines.defs.checks import family_asset_checks
 from pipelines.defs.instance import open_instance
 from pipelines.defs.rebuild import GRAPH_BUILT, graph_unchanged, stale_roots
-from pipelines.defs.resources import resource_defs
 from pipelines.lake.pending import add_pending, consume
 from pipelines.settings import Settings, load_settings
 from tests.e2e.cli import run_cli
@@ -58,8 +54,7 @@ def test_a_rerun_with_nothing_changed_skips_dbt_fits_and_reports(built_sample: B
 def _decisions(settings: Settings) -> tuple[bool, bool]:
     """(nothing to run without Dagster, nothing to run by the definitions and the instance)."""
     quick = graph_unchanged(settings)
-    assets = [*all_assets(settings), *family_asset_checks()]
-    graph = dg.Definitions(assets=assets, resources=resource_defs(settings)).resolve_asset_graph()
+    graph = build_definitions(settings).resolve_asset_graph()
     with open_instance(settings) as instance:
         slow = not stale_roots(settings, instance, graph, set(EVERYTHING.resolve(graph)))
     return quick, slow

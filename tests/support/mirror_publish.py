@@ -3,14 +3,14 @@ the mirror's ``MANIFEST.json`` (:func:`sha` is the hash)."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from pipelines.sources import mirror_manifest as mm
+from pipelines.sources.verify import sha256_file
 
 
 def sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_file(path)[1]
 
 
 def republish(mirror: Path, mirror_path: str) -> None:
@@ -18,9 +18,7 @@ def republish(mirror: Path, mirror_path: str) -> None:
     manifest = mm.read(mirror)
     assert manifest is not None
     entry = manifest.files[mirror_path]
-    path = mirror / mirror_path
+    size, digest = sha256_file(mirror / mirror_path)
     files = dict(manifest.files)
-    files[mirror_path] = mm.MirrorEntry(
-        path.stat().st_size, sha(path), entry.origin, entry.real_lines, entry.extra
-    )
+    files[mirror_path] = mm.MirrorEntry(size, digest, entry.origin, entry.real_lines, entry.extra)
     mm.write(mirror, mm.MirrorManifest(files, manifest.extra))

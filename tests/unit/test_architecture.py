@@ -37,28 +37,25 @@ def project_modules(packages: Collection[str] = PACKAGES, root: Path = PROJECT_R
     return out
 
 
-def imported_names(path: Path, modules: Collection[str] = ()) -> Iterator[tuple[str, int]]:
+def imported_names(
+    path: Path, modules: Collection[str] = (), name: str | None = None
+) -> Iterator[tuple[str, int]]:
     """Every module an ``import`` names (at any depth of the file), with its line. ``from a import b``
-    names ``a.b`` when that is one of ``modules`` (a submodule), else ``a``."""
+    names ``a.b`` when that is one of ``modules`` (a submodule), else ``a``. Relative imports (``from .x import
+    y``, ``from . import x``) are resolved against ``name``, the dotted module name of ``path``; without it
+    they are skipped."""
+    package = None
+    if name is not None:
+        package = (name if path.name == "__init__.py" else name.rpartition(".")[0]).split(".")
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             yield from ((alias.name, node.lineno) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                sub = f"{node.module}.{alias.name}"
-                yield (sub if sub in modules else node.module), node.lineno
-
-
-def resolved_imports(path: Path, name: str, modules: Collection[str]) -> Iterator[tuple[str, int]]:
-    """What :func:`imported_names` yields, plus the relative imports (``from .x import y``, ``from . import
-    x``) it skips, resolved against ``name``, the dotted module name of ``path``."""
-    yield from imported_names(path, modules)
-    package = (name if path.name == "__init__.py" else name.rpartition(".")[0]).split(".")
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            base = ".".join(
-                package[: len(package) - (node.level - 1)] + ([node.module] if node.module else [])
-            )
+        elif isinstance(node, ast.ImportFrom) and (node.level == 0 or package is not None):
+            base = node.module
+            if node.level:
+                base = ".".join(
+                    package[: len(package) - node.level + 1] + ([node.module] if node.module else [])
+                )
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 yield (sub if sub in modules else base), node.lineno
@@ -71,7 +68,7 @@ def imports_of_test_modules(modules: Mapping[str, Path]) -> list[tuple[str, int,
         {
             (name, line, target)
             for name, path in modules.items()
-            for target, line in resolved_imports(path, name, modules)
+            for target, line in imported_names(path, modules, name)
             if target in modules and target != name and modules[target].name.startswith("test_")
         }
     )
