@@ -7,14 +7,18 @@ serializes writers inside it).
 
 DuckDB admits no reader while another process writes the file. So every write session that changed the file
 ends by publishing a snapshot — the closed, checkpointed file copied to ``published/trace.duckdb`` and
-swapped in atomically — and a reader that finds the live file locked answers from the last snapshot instead
-of failing. A session that changed nothing (views already current) copies nothing. The other way round, a
-reader that has the live file open keeps a writer out until it closes: the writer tries again for a while
+swapped in atomically — and a reader answers from the last snapshot while another process holds the writer
+lock (a run is under way: between its write sessions, dbt's included, the live file is free, and readers
+polling it would keep the run's next session out), or when it finds the live file locked. A session that
+changed nothing (views already current) copies nothing. The other way round, a reader that opened the live
+file just before a run began keeps the run's writer out until it closes: the writer tries again for a while
 (``WRITER_WAIT_S``; dbt's profile does the same with its connect retries) instead of failing the run.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import sys
 import time
@@ -44,14 +48,33 @@ def _connect_writable(path: Path) -> duckdb.DuckDBPyConnection:
             time.sleep(0.05)
 
 
+def _writer_lock(settings: Settings) -> FileLock:
+    # One lock object per path in this process, so a run that holds the lock can open the writer again.
+    return FileLock(str(settings.lock_path), is_singleton=True, thread_local=False)
+
+
+def _another_process_writes(settings: Settings) -> bool:
+    """Whether another process holds the writer lock (this process's own hold does not count): a shared,
+    non-blocking ``flock`` on the lock file, released at once, fails only against a writer's exclusive one."""
+    if _writer_lock(settings).is_locked or not settings.lock_path.exists():
+        return False
+    fd = os.open(settings.lock_path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing releases the shared lock
+    return False
+
+
 @contextmanager
 def writer_lock(
     settings: Settings, *, wait_message: str = "waiting for the warehouse writer lock"
 ) -> Iterator[None]:
     """Hold ``$WAREHOUSE_DIR/.writer.lock``; says on stderr when it has to wait for another process."""
     settings.warehouse_dir.mkdir(parents=True, exist_ok=True)
-    # One lock object per path in this process, so a run that holds the lock can open the writer again.
-    lock = FileLock(str(settings.lock_path), is_singleton=True, thread_local=False)
+    lock = _writer_lock(settings)
     try:
         lock.acquire(timeout=0.5)
     except Timeout:
@@ -114,16 +137,17 @@ def reader(settings: Settings) -> duckdb.DuckDBPyConnection:
         raise FileNotFoundError(
             f"{settings.duckdb_path} does not exist yet: run `make run` or `trace-warehouse run` first"
         )
-    try:
-        return _connect_read_only(settings.duckdb_path)
-    except duckdb.IOException as exc:
-        snapshot = snapshot_path(settings)
-        if "lock" not in str(exc).lower() or not snapshot.exists():
-            raise
-        published = datetime.fromtimestamp(snapshot.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        print(
-            f"note: a run is writing {settings.duckdb_path.name}; answering from the snapshot published "
-            f"{published} ({snapshot})",
-            file=sys.stderr,
-        )
-        return _connect_read_only(snapshot)
+    snapshot = snapshot_path(settings)
+    if not (snapshot.exists() and _another_process_writes(settings)):
+        try:
+            return _connect_read_only(settings.duckdb_path)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or not snapshot.exists():
+                raise
+    published = datetime.fromtimestamp(snapshot.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    print(
+        f"note: a run is writing {settings.duckdb_path.name}; answering from the snapshot published "
+        f"{published} ({snapshot})",
+        file=sys.stderr,
+    )
+    return _connect_read_only(snapshot)

@@ -4,14 +4,17 @@ not re-created, so refreshing them changes nothing. Real DuckDB files, a real la
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from pipelines.families.registry import fixed_files
 from pipelines.lake.loader import SourceFile, load_file
 from pipelines.settings import Settings
-from pipelines.warehouse.db import snapshot_path, writer
+from pipelines.warehouse.db import reader, snapshot_path, writer, writer_lock
 from pipelines.warehouse.views import refresh_views
 
 FAMILY = "burstgpt__requests"
@@ -71,3 +74,51 @@ def test_a_view_whose_body_changed_is_recreated(warehouse: Settings, tmp_path: P
     _refresh(warehouse)
     with duckdb.connect(str(snapshot_path(warehouse)), read_only=True) as con:
         assert con.execute(f"select count(*) from raw.{FAMILY}").fetchall() == [(1,)]
+
+
+HOLD_THE_WRITER_LOCK = (
+    "import sys; from filelock import FileLock; lock = FileLock(sys.argv[1]); lock.acquire(); "
+    "print('held', flush=True); sys.stdin.read()"
+)
+OPEN_FOR_WRITING = "import duckdb, sys; duckdb.connect(sys.argv[1]).close()"
+
+
+def test_readers_leave_the_live_file_to_a_run_that_holds_the_writer_lock(
+    warehouse: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Between a run's write sessions (say, before its dbt step connects) the live file is free, but the run
+    holds the writer lock: a reader then answers from the snapshot, so readers polling the warehouse cannot
+    keep the run's next session out. The lock's holder itself still reads the live file."""
+    path = tmp_path / "BurstGPT_1.csv"
+    path.write_text(f"{HEADER}\n5,ChatGPT,1,2,3,API log\n")
+    _load(warehouse, path)
+    _refresh(warehouse)  # trace.duckdb and its snapshot
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_WRITER_LOCK, str(warehouse.lock_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        con = reader(warehouse)
+        try:
+            assert con.execute(f"select count(*) from raw.{FAMILY}").fetchall() == [(1,)]
+            other = subprocess.run(  # the run's next session: it can open the live file for writing
+                [sys.executable, "-c", OPEN_FOR_WRITING, str(warehouse.duckdb_path)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert other.returncode == 0, other.stderr[-2000:]
+        finally:
+            con.close()
+        assert "answering from the snapshot" in capsys.readouterr().err
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+
+    with writer_lock(warehouse):  # this process holds the lock: its own reads see the live file
+        reader(warehouse).close()
+    reader(warehouse).close()  # nobody holds it
+    assert "snapshot" not in capsys.readouterr().err
