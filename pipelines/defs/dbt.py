@@ -19,11 +19,13 @@ target path ``target/spark``. After a Spark build the Spark tables become DuckDB
 
 import hashlib
 import shutil
+from functools import cached_property
 from importlib.metadata import version
 from pathlib import Path
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, DbtProject, dbt_assets
+from packaging.version import Version
 
 from pipelines.defs.keys import DBT, DOCS_KEY, REPORT_GROUP, WAREHOUSE, settings_of
 from pipelines.defs.rebuild import FULL_REBUILD_TAG, dbt_skip_reason, skip_message
@@ -54,9 +56,25 @@ def dbt_project(settings: Settings, engine: str | None = None) -> DbtProject:
     )
 
 
+class InstalledDbtCliResource(DbtCliResource):
+    """dagster-dbt's resource for the dbt installed beside this interpreter (``build.dbt_executable``).
+
+    dagster-dbt learns dbt's version by running ``dbt --version`` before every command, and that asks PyPI for
+    the latest releases of dbt-core and each adapter: seconds per command, and network traffic from a
+    warehouse build. The installed package's metadata says the same without either."""
+
+    @cached_property
+    def _cli_version(self) -> Version:
+        if Path(self.dbt_executable).parent != Path(build.dbt_executable()).parent:
+            return super()._cli_version  # another installation: ask it
+        return Version(version("dbt-core"))
+
+
 def dbt_resource(settings: Settings, engine: str | None = None) -> DbtCliResource:
     """The ``dbt`` resource the dbt assets use (resource key ``dbt``)."""
-    return DbtCliResource(project_dir=dbt_project(settings, engine), dbt_executable=build.dbt_executable())
+    return InstalledDbtCliResource(
+        project_dir=dbt_project(settings, engine), dbt_executable=build.dbt_executable()
+    )
 
 
 def target_dir(project: DbtProject) -> Path:

@@ -2,6 +2,7 @@
 the settings' BURSTGPT_START_DATE reaching dbt, and the dbt docs written under $WAREHOUSE_DIR/docs/dbt/ (generated
 again only when the project or the warehouse's columns changed)."""
 
+import json
 from pathlib import Path
 
 import dagster as dg
@@ -55,6 +56,22 @@ def test_dbt_assets_materialize_with_checks(
 
     assert (settings.docs_dir / "dbt" / "static_index.html").stat().st_size > 0
     catalog = settings.docs_dir / "dbt" / "catalog.json"
+    # the catalog (dbt_project/macros/platform/catalog.sql) has every relation the project builds or reads,
+    # each with trace.duckdb's columns
+    manifest = json.loads((settings.docs_dir / "dbt" / "manifest.json").read_text())
+    relations = {
+        uid
+        for uid, node in manifest["nodes"].items()
+        if node["resource_type"] in ("model", "seed") and node["config"]["materialized"] != "ephemeral"
+    }
+    described = json.loads(catalog.read_text())
+    assert set(described["nodes"]) == relations and set(described["sources"]) == set(manifest["sources"])
+    fct_job = described["nodes"]["model.trace_warehouse.fct_job"]["columns"]
+    with writer(settings) as con:
+        columns = con.execute(
+            "select column_name from duckdb_columns() where table_name = 'fct_job'"
+        ).fetchall()
+    assert sorted(fct_job) == sorted(c for (c,) in columns)
     generated = catalog.stat().st_mtime_ns
 
     def docs_again() -> bool:

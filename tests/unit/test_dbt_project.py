@@ -2,6 +2,7 @@
 
 import os
 import re
+import subprocess
 from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
@@ -63,6 +64,25 @@ def test_missing_manifest_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_
 
 def test_dbt_executable_is_the_venvs() -> None:
     assert Path(dbt_executable()).name == "dbt"
+
+
+def test_the_dbt_resource_knows_the_installed_dbt_version_without_running_dbt(tmp_path: Path) -> None:
+    """What dagster-dbt would learn from ``dbt --version`` (which asks PyPI), read from the package; another
+    executable is still asked."""
+    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path)})
+    printed = subprocess.run(
+        [dbt_executable(), "--version"], capture_output=True, text=True, check=True
+    ).stdout
+    installed = re.search(r"installed:\s*(\S+)", printed)
+    assert installed and str(dbt_assets.dbt_resource(settings)._cli_version) == installed.group(1)
+    elsewhere = tmp_path / "bin" / "dbt"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("#!/bin/sh\necho 'Core:\n  - installed: 9.8.7'\n")
+    elsewhere.chmod(0o755)
+    other = dbt_assets.InstalledDbtCliResource(
+        project_dir=str(DBT_PROJECT_DIR), dbt_executable=str(elsewhere)
+    )
+    assert str(other._cli_version) == "9.8.7"
 
 
 @pytest.mark.parametrize(
