@@ -12,6 +12,9 @@ from tests.support.reliability_tally import Tally
 REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sample" / "real"
 # Session fixtures that build a warehouse once: every module using one runs on the same xdist worker.
 SHARED_BUILDS = ("built_sample", "fixture_warehouse")
+# Groups that take minutes and would be collected late: queued first, so that the two workers end together
+# rather than one finishing them alone at the end (xdist hands out groups in collection order).
+LONG_GROUPS_FIRST = ("spark",)
 
 
 @pytest.hookimpl(wrapper=True)  # marks before every other implementation runs: xdist's reads them
@@ -19,7 +22,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Groups for ``pytest -n 2 --dist loadgroup`` (``make test``): a module's tests stay together (its
     module-scoped fixtures are built once), the modules sharing a session-built warehouse share a worker, and
     the Spark modules share one (one JVM's worth of memory and ports at a time). Without xdist
-    (``-p no:xdist``) there is nothing to group."""
+    (``-p no:xdist``) there is nothing to group. The groups of ``LONG_GROUPS_FIRST`` go to the front."""
     if not config.pluginmanager.hasplugin("xdist"):
         return (yield)
     group: dict[str, str] = {}
@@ -37,6 +40,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             group.setdefault(module, module)
     for item in items:
         item.add_marker(pytest.mark.xdist_group(group[item.nodeid.split("::", 1)[0]]))
+    items.sort(key=lambda item: group[item.nodeid.split("::", 1)[0]] not in LONG_GROUPS_FIRST)  # stable
     return (yield)
 
 
