@@ -1,5 +1,6 @@
 """The dbt project's conventions and the dbt wiring's small pieces, without running dbt."""
 
+import inspect
 import os
 import re
 import subprocess
@@ -10,6 +11,7 @@ from types import SimpleNamespace
 import jinja2
 import pytest
 import yaml
+from dagster_dbt import DbtCliResource
 
 from pipelines.defs import dbt as dbt_assets
 from pipelines.defs.dbt import DbtManifestMissingError, manifest_path
@@ -83,6 +85,8 @@ def test_the_dbt_resource_knows_the_installed_dbt_version_without_running_dbt(tm
         project_dir=str(DBT_PROJECT_DIR), dbt_executable=str(elsewhere)
     )
     assert str(other._cli_version) == "9.8.7"
+    # the name overridden is dagster-dbt's, and its `cli` still asks it (an upgrade that renames it fails here)
+    assert "self._cli_version" in inspect.getsource(DbtCliResource.cli)
 
 
 @pytest.mark.parametrize(
