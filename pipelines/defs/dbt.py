@@ -57,7 +57,7 @@ def dbt_project(settings: Settings, engine: str | None = None) -> DbtProject:
 
 
 class InstalledDbtCliResource(DbtCliResource):
-    """dagster-dbt's resource for the dbt installed beside this interpreter (``build.dbt_executable``).
+    """dagster-dbt's resource, for the dbt installed beside this interpreter (``build.local_dbt``) or another.
 
     dagster-dbt learns dbt's version by running ``dbt --version`` before every command, and that asks PyPI for
     the latest releases of dbt-core and each adapter: seconds per command, and network traffic from a
@@ -65,8 +65,8 @@ class InstalledDbtCliResource(DbtCliResource):
 
     @cached_property
     def _cli_version(self) -> Version:
-        if Path(self.dbt_executable).parent != Path(build.dbt_executable()).parent:
-            return super()._cli_version  # another installation: ask it
+        if Path(self.dbt_executable) != build.local_dbt():
+            return super()._cli_version  # another installation (or dbt from PATH): ask it
         return Version(version("dbt-core"))
 
 

@@ -47,9 +47,14 @@ def target_path(engine: str) -> Path:
     return Path("target") / engine
 
 
+def local_dbt() -> Path:
+    """The ``dbt`` beside this interpreter: this environment's dbt-core (it may not exist)."""
+    return Path(sys.executable).with_name("dbt")
+
+
 def dbt_executable() -> str:
     """The ``dbt`` beside this interpreter (a venv's bin/ may not be on PATH), else ``dbt`` from PATH."""
-    local = Path(sys.executable).with_name("dbt")
+    local = local_dbt()
     return str(local) if local.exists() else "dbt"
 
 
