@@ -1,6 +1,6 @@
 """What ``trace-warehouse run`` shows while it works: a few live lines on a terminal, one line per asset elsewhere.
 
-Fed plain events (below) by the run's Dagster logger (``pipelines/defs/run_events.py``); knows nothing of
+Fed plain events (below) from the run's records (``pipelines/defs/run_events.py``); knows nothing of
 Dagster. Per layer — landing, raw, checks, dbt, fits, reports — it counts what is done of what was selected, the
 rows loaded, the bytes landed and their rate, and shows the step at work, the elapsed time and how many
 warnings went to the log file.

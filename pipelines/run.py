@@ -24,72 +24,13 @@ from pipelines.settings import Settings
 from pipelines.validate.summary import format_check_summary
 from pipelines.warehouse.db import writer_lock
 
-
-@dataclass
-class AssetLine:
-    asset: str
-    status: str = "ok"
-    metadata: dict[str, object] = field(default_factory=dict)
-    error: str = ""
-
-
-def _value(meta: dict, key: str) -> object:
-    v = meta.get(key)
-    return getattr(v, "value", v)
-
-
-SUMMED = ("files", "rows", "rejects")  # the summary's counts, added up over a run's file partitions
-
-
-def _sum(a: dict, b: dict, key: str) -> int:
-    return sum(v for v in (_value(a, key), _value(b, key)) if isinstance(v, int))
-
-
-def _collect(
-    results, step_assets: Mapping[str, tuple[str, ...]], selected: set[str]
-) -> list[AssetLine]:  # results: list[ExecuteInProcessResult]
-    from pipelines.defs.run_events import root_message
-
-    def keys_of(step: str | None) -> tuple[str, ...]:
-        return step_assets.get(step or "") or (step or "?",)
-
-    lines: dict[str, AssetLine] = {}
-    events = [ev for result in results for ev in result.all_events]
-    for ev in events:
-        if ev.event_type_value != "ASSET_MATERIALIZATION":
-            continue
-        mat = ev.event_specific_data.materialization
-        key = mat.asset_key.to_user_string()
-        meta = dict(mat.metadata)
-        if mat.partition is not None and key in lines:  # a run over file partitions: one event per partition
-            meta = {k: _sum(lines[key].metadata, meta, k) for k in SUMMED}
-        lines[key] = AssetLine(key, "ok", meta)
-    failed = False
-    for ev in events:
-        if ev.event_type_value == "STEP_FAILURE":
-            failed = True
-            msg = root_message(ev.event_specific_data.error)
-            for key in keys_of(ev.step_key):
-                if key not in lines or len(keys_of(ev.step_key)) == 1:
-                    lines[key] = AssetLine(key, "FAILED", {}, msg)
-        elif ev.event_type_value == "STEP_SKIPPED":
-            for key in keys_of(ev.step_key):
-                lines.setdefault(key, AssetLine(key, "skipped"))
-    for key in selected - set(
-        lines
-    ):  # a step that succeeded without materializing it (dbt had nothing to do)
-        lines[key] = (
-            AssetLine(key, "not run", {}, "an upstream asset failed") if failed else AssetLine(key, "skipped")
-        )
-    return sorted(lines.values(), key=lambda a: a.asset)
-
-
 DETAILED_LAYERS = ("landing", "raw")  # one line per asset; other layers (dbt models) one line per layer
 
 
-def format_summary(lines: list[AssetLine], seconds: float, skips: Mapping[str, str] | None = None) -> str:
+def format_summary(lines: list, seconds: float, skips: Mapping[str, str] | None = None) -> str:
     """The run's table; ``skips``: the stages it did not need to rebuild, and why."""
     from pipelines.defs.rebuild import skipped_downstream
+    from pipelines.defs.run_events import metadata_value as _value
 
     def num(meta: dict, key: str) -> str:
         v = _value(meta, key)
@@ -149,28 +90,16 @@ def _header(settings: Settings, selection: str | None) -> None:
     sys.stderr.flush()
 
 
-def _skips(instance, run_ids: list[str]) -> dict[str, str]:
-    """The stages the runs skipped, and why (their ``<stage>: skipped — <reason>`` log lines)."""
-    from pipelines.defs.rebuild import parse_skip
-
-    out: dict[str, str] = {}
-    for run_id in run_ids:
-        for record in instance.all_logs(run_id):
-            if record.dagster_event is None and (skip := parse_skip(record.user_message or "")):
-                out.setdefault(*skip)
-    return out
-
-
 def _changes_only(settings: Settings, instance, skips: dict[str, str]):
-    """``run_job``'s ``narrow`` for a changes-only run: what :func:`~pipelines.defs.rebuild.stale_roots`
+    """``plan_runs``' ``narrow`` for a changes-only run: what :func:`~pipelines.defs.rebuild.stale_roots`
     starts from, and everything downstream of it; each layer of the selection left out goes to ``skips``."""
     import dagster as dg
 
     from pipelines.defs.rebuild import LEFT_OUT, stale_roots
 
-    def narrow(graph, keys: set) -> set:
-        roots = stale_roots(settings, instance, graph, keys)
-        kept = (dg.AssetSelection.assets(*roots).downstream().resolve(graph) & keys) if roots else set()
+    def narrow(assets, keys: set) -> set:
+        roots = stale_roots(settings, instance, assets, keys)
+        kept = (dg.AssetSelection.assets(*roots).downstream().resolve(assets) & keys) if roots else set()
         layers = {layer_of(key.to_user_string()) for key in kept}
         for key in sorted(keys - kept):
             layer = layer_of(key.to_user_string())
@@ -181,12 +110,25 @@ def _changes_only(settings: Settings, instance, skips: dict[str, str]):
     return narrow
 
 
+@dataclass
+class RunOutcome:
+    """What the runs of ``trace-warehouse run`` did: the summary's lines and figures, and whether all passed."""
+
+    lines: list = field(default_factory=list)  # list
+    checks: list = field(default_factory=list)  # list[AssetCheckEvaluation]
+    seconds: dict[str, float] = field(default_factory=dict)  # per layer
+    skips: dict[str, str] = field(default_factory=dict)
+    success: bool = True
+
+
 def _execute(
     settings: Settings, selection: str | None, terminal: TextIO | None, everything: bool
-):  # -> list[ExecuteInProcessResult]
-    """Build the job and run it in this process (one run per partitions definition in it, then the rest:
-    :func:`~pipelines.defs.run_events.run_parts`); with ``terminal``, show the progress there. Unless
+) -> RunOutcome:
+    """Plan the runs and execute them in this process (:func:`~pipelines.defs.run_jobs.plan_runs`: one run
+    per partitions definition, then the rest); with ``terminal``, show the progress there. Unless
     ``everything``, only what changed is run (:mod:`pipelines.defs.rebuild`)."""
+    import uuid
+
     import dagster as dg
 
     from pipelines.definitions import all_assets
@@ -201,59 +143,65 @@ def _execute(
         stamp_if_graph_built,
     )
     from pipelines.defs.resources import resource_defs
-    from pipelines.defs.run_events import plan_of, run_job, run_parts, seconds_by_layer, with_loggers
+    from pipelines.defs.run_events import RunRecorder, watch_run
+    from pipelines.defs.run_jobs import plan_runs
 
     chosen = dg.AssetSelection.from_string(selection) if selection else None
-    results, stages, skips, graph_keys = [], {}, {}, set()
+    outcome, graph_keys = RunOutcome(), set()
     with open_instance(settings) as instance:
-        changes_only = None if everything else _changes_only(settings, instance, skips)
+        changes_only = None if everything else _changes_only(settings, instance, outcome.skips)
 
-        def narrow(graph, keys: set) -> set:
+        def narrow(assets, keys: set) -> set:
             graph_keys.update(keys)
-            return changes_only(graph, keys) if changes_only else keys
+            return changes_only(assets, keys) if changes_only else keys
 
-        job = run_job(
+        plan = plan_runs(
             [*all_assets(settings), *family_asset_checks()],
             chosen or EVERYTHING,  # everything but the on-demand exports
             resource_defs(settings),
             narrow,
+            loggers={"console": dg.colored_console_logger},
         )
-        if job is None:  # nothing to run: the summary says what was skipped and why
+        if plan is None:  # nothing to run: the summary says what was skipped and why
             if chosen is None:
                 stamp_if_graph_built(settings, instance, graph_keys)
-            return results, {}, set(), stages, skips
-        for stage, why in skips.items():
+            return outcome
+        for stage, why in outcome.skips.items():
             print(skip_message(stage, why), file=terminal or sys.stderr, flush=True)
-        plan = plan_of(job)
         display = (
             make_display(RunProgress(plan.totals), terminal, terminal.isatty(), terminal_width(terminal))
             if terminal is not None
             else nullcontext(None)
         )
+        # the log file has every record (Dagster's events are DEBUG); --verbose shows INFO
+        level = "INFO" if terminal is None else "DEBUG"
+        tags = {
+            "trace-warehouse/source": settings.source,
+            TRIGGER_TAG: CLI_ALL_TRIGGER if everything else CLI_TRIGGER,
+        }
         with display as shown:
-            # the log file has every record (Dagster's events are DEBUG); --verbose shows INFO, as before
-            level = "INFO" if terminal is None else "DEBUG"
-            for part in run_parts(job):
-                logged, run_config = with_loggers(part.job, plan, shown.handle if shown else None, level)
-                result = logged.execute_in_process(
-                    run_config=run_config,
-                    instance=instance,
-                    raise_on_error=False,
-                    tags={
-                        "trace-warehouse/source": settings.source,
-                        TRIGGER_TAG: CLI_ALL_TRIGGER if everything else CLI_TRIGGER,
-                        **part.tags,
-                    },
-                )
-                results.append(result)
-                for layer, seconds in seconds_by_layer(instance, result.run_id, plan).items():
-                    stages[layer] = stages.get(layer, 0.0) + seconds
-        for stage, why in _skips(instance, [r.run_id for r in results]).items():
-            skips.setdefault(stage, why)
+            recorder = RunRecorder(plan, shown.handle if shown else None)
+            for part in plan.parts:
+                run_id = str(uuid.uuid4())
+                with watch_run(instance, run_id, recorder):
+                    result = part.job.execute_in_process(
+                        run_config={"loggers": {"console": {"config": {"log_level": level}}}},
+                        instance=instance,
+                        raise_on_error=False,
+                        run_id=run_id,
+                        tags={**tags, **part.tags},
+                    )
+                outcome.success = outcome.success and result.success
         if chosen is None:
             stamp_if_graph_built(settings, instance, graph_keys)
-    selected = {key for keys in plan.step_assets.values() for key in keys}
-    return results, plan.step_assets, selected, stages, skips
+    outcome.lines, outcome.checks, outcome.seconds = (
+        recorder.summary_lines(),
+        recorder.checks,
+        recorder.seconds,
+    )
+    for stage, why in recorder.skips.items():
+        outcome.skips.setdefault(stage, why)
+    return outcome
 
 
 def run_pipeline(
@@ -285,12 +233,11 @@ def _run_logged(
     if log_path is not None:
         print(f"log: {log_path} (--verbose shows it here instead)", file=sys.stderr, flush=True)
     with capture_output(log_path) if log_path else nullcontext(None) as terminal:
-        results, step_assets, selected, stages, skips = _execute(settings, selection, terminal, everything)
-    print(format_summary(_collect(results, step_assets, selected), time.monotonic() - started, skips))
-    if stages:
-        print("time by stage: " + " · ".join(f"{layer} {sec:.1f}s" for layer, sec in stages.items()))
-    checks = [c for result in results for c in result.get_asset_check_evaluations()]
-    print(format_check_summary(checks))
+        outcome = _execute(settings, selection, terminal, everything)
+    print(format_summary(outcome.lines, time.monotonic() - started, outcome.skips))
+    if outcome.seconds:
+        print("time by stage: " + " · ".join(f"{layer} {sec:.1f}s" for layer, sec in outcome.seconds.items()))
+    print(format_check_summary(outcome.checks))
     if log_path is not None:
         print(f"full log (Dagster and dbt): {log_path}")
-    return 0 if all(r.success for r in results) and not files_failed(checks) else 1
+    return 0 if outcome.success and not files_failed(outcome.checks) else 1

@@ -18,7 +18,9 @@ target path ``target/spark``. After a Spark build the Spark tables become DuckDB
 """
 
 import hashlib
+import re
 import shutil
+import subprocess
 from functools import cached_property
 from importlib.metadata import version
 from pathlib import Path
@@ -65,9 +67,14 @@ class InstalledDbtCliResource(DbtCliResource):
 
     @cached_property
     def _cli_version(self) -> Version:
-        if Path(self.dbt_executable) != build.local_dbt():
-            return super()._cli_version  # another installation (or dbt from PATH): ask it
-        return Version(version("dbt-core"))
+        if Path(self.dbt_executable) == build.local_dbt():
+            return Version(version("dbt-core"))
+        # another installation (or dbt from PATH): ask it, as dagster-dbt does
+        answer = subprocess.check_output([self.dbt_executable, "--version"], text=True)
+        found = re.search(r"(\d+\.\d+\.\d+)", answer)
+        if found is None:
+            raise ValueError(f"{self.dbt_executable} --version printed no version: {answer.strip()[:200]}")
+        return Version(found.group(1))
 
 
 def dbt_resource(settings: Settings, engine: str | None = None) -> DbtCliResource:

@@ -7,7 +7,7 @@ counts; the upstream sensor reports a changed file as its partition, and the aut
 
 A backfill of many partitions is one run over their range (``BackfillPolicy.single_run``); so is
 ``trace-warehouse run``, which runs each partitioned family over all its partitions
-(:func:`pipelines.defs.run_events.run_parts`: Dagster runs a partitioned asset whose upstream is partitioned
+(:func:`pipelines.defs.run_jobs.plan_runs`: Dagster runs a partitioned asset whose upstream is partitioned
 only with a partition). Either way each partition's materialization carries that partition's own counts and
 files (:func:`partition_metadata`), and a partition no upstream file falls in records zero and says so.
 """

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,13 +81,20 @@ LEFT_OUT = {
 }
 
 
-def stale_roots(settings: Settings, instance: dg.DagsterInstance, graph, keys: set[dg.AssetKey]) -> set:
+def stale_roots(
+    settings: Settings,
+    instance: dg.DagsterInstance,
+    assets: Sequence[dg.AssetsDefinition],
+    keys: set[dg.AssetKey],
+) -> set:
     """The assets among ``keys`` a changes-only run starts from (it runs them and their downstream): the
     landing asset of every family with a changed upstream file (:func:`~pipelines.sources.changes.
     detect_changes`, what ``upstream_change_sensor`` reports), the dbt models reading a family with raw
     partitions pending (:mod:`pipelines.lake.pending`, what the dbt step builds) and every asset never
     materialized in this warehouse (a first run builds everything), and the dbt models when dbt never built on
     the settings' engine."""
+    import dagster as dg
+
     from pipelines.defs.keys import landing_key, raw_key
     from pipelines.progress import layer_of
     from pipelines.sources.changes import detect_changes
@@ -99,9 +106,10 @@ def stale_roots(settings: Settings, instance: dg.DagsterInstance, graph, keys: s
     if not _dbt_built(settings):  # never built on this engine (say, --engine spark)
         roots |= {key for key in keys if layer_of(key.to_user_string()) == "dbt"}
     waiting = [fam for fam, parts in pending_partitions(settings).items() if parts]
-    roots |= {
-        child for fam in waiting if graph.has(raw_key(fam)) for child in graph.get(raw_key(fam)).child_keys
-    }
+    waiting_raw = [raw_key(fam) for fam in waiting]
+    if waiting_raw:
+        children = dg.AssetSelection.assets(*waiting_raw).downstream(depth=1, include_self=False)
+        roots |= children.resolve(assets, allow_missing=True)
     return roots & keys
 
 

@@ -1,21 +1,23 @@
-"""The run of ``trace-warehouse run`` as a Dagster job whose logger feeds the progress display.
+"""What ``trace-warehouse run`` learns from its runs' records, as they come.
 
-:func:`run_job` builds the job — the selected assets, their checks and the resources — and
-:func:`with_loggers` adds loggers: ``progress`` turns Dagster's records into the plain events of
-``pipelines/progress.py``; ``console`` (Dagster's own) prints every record — to the log file, or with
-``--verbose`` to the terminal.
+:func:`watch_run` reads a run's records from the Dagster instance (the event log, the same one the UI shows)
+while the run executes and hands each to a :class:`RunRecorder`, which turns them into the plain events of the
+progress display (``pipelines/progress.py``) and keeps what the run's summary needs: one line per asset, the
+checks' evaluations, the seconds per layer and the stages skipped.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 
 import dagster as dg
 
 from pipelines.defs.rebuild import parse_skip, skipped_downstream
+from pipelines.defs.run_jobs import RunPlan
 from pipelines.progress import (
     AssetFinished,
     BytesLanded,
@@ -27,105 +29,154 @@ from pipelines.progress import (
     layer_of,
 )
 
-# The run tags of a partition range (Dagster's own names; not exported by its public API).
-RANGE_START_TAG, RANGE_END_TAG = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
 # The landing asset's progress lines (pipelines/sources/landing.py): "linked|downloaded PATH (N bytes)",
 # "downloading PATH: N of M bytes (p %)".
 _LANDED = re.compile(r"^(?:linked|downloaded) (?P<file>\S+) \((?P<bytes>\d+) bytes\)")
 _DOWNLOADING = re.compile(r"^downloading (?P<file>\S+): (?P<bytes>\d+)")
+WARNING = 30  # logging.WARNING
+POLL_SECONDS = 0.2
 
 Sink = Callable[[ProgressEvent], None]
+SUMMED = ("files", "rows", "rejects")  # the summary's counts, added up over a run's file partitions
 
 
-@dataclass(frozen=True)
-class RunPlan:
-    """What the job will run: its steps' assets and checks, and how many assets (checks) each layer has."""
+@dataclass
+class AssetLine:
+    """One asset in the run's summary."""
 
-    step_assets: Mapping[str, tuple[str, ...]]
-    step_checks: Mapping[str, tuple[str, ...]]
-    totals: Mapping[str, int]
-
-
-def plan_of(job: dg.JobDefinition) -> RunPlan:
-    layer = job.asset_layer
-    step_assets: dict[str, tuple[str, ...]] = {}
-    step_checks: dict[str, tuple[str, ...]] = {}
-    totals: dict[str, int] = {}
-    for data in layer.data:
-        step = data.node_handle.name
-        step_assets[step] = tuple(sorted(k.to_user_string() for k in data.assets_def.keys))
-        step_checks[step] = tuple(sorted(k.to_user_string() for k in data.assets_def.check_keys))
-        for key in step_assets[step]:
-            totals[layer_of(key)] = totals.get(layer_of(key), 0) + 1
-    totals["checks"] = sum(len(keys) for keys in step_checks.values())
-    return RunPlan(step_assets, step_checks, totals)
+    asset: str
+    status: str = "ok"  # ok | FAILED | skipped | not run
+    metadata: dict[str, object] = field(default_factory=dict)
+    error: str = ""
 
 
-class _Translator(logging.Handler):
-    """Dagster log records → progress events, in the order they come."""
+def metadata_value(meta: dict, key: str) -> object:
+    value = meta.get(key)
+    return getattr(value, "value", value)
 
-    def __init__(self, plan: RunPlan, sink: Sink) -> None:
-        super().__init__(level=logging.DEBUG)
+
+class RunRecorder:
+    """The records of one or more runs of a :class:`RunPlan`, in the order they were written."""
+
+    def __init__(self, plan: RunPlan, sink: Sink | None = None) -> None:
         self.plan = plan
         self.sink = sink
-        self.finished: set[str] = set()  # asset and check keys already reported
-        self.partition_rows: dict[str, int] = {}  # rows of a partitioned asset's materializations so far
-        self.dbt_skipped = False  # the dbt step said it was not needed
+        self.lines: dict[str, AssetLine] = {}
+        self.checks: list[dg.AssetCheckEvaluation] = []
+        self.seconds: dict[str, float] = {}  # wall seconds of the steps, summed per layer
+        self.skips: dict[str, str] = {}  # stage → why it was skipped (its `<stage>: skipped — <why>` line)
+        self.failed = False
+        self._finished: set[str] = set()  # asset and check keys already reported to the display
+        self._partition_rows: dict[str, int] = {}  # rows of a partitioned asset's materializations so far
+        self._started: dict[str, float] = {}
+        self._dbt_skipped = False  # the dbt step said it was not needed
 
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            meta = getattr(record, "dagster_meta", None) or {}
-            event = meta.get("dagster_event")
-            message = str(meta.get("orig_message") or record.getMessage())
-            for out in self._events(event, meta.get("step_key"), message, record.levelno):
-                self.sink(out)
-        except Exception:  # the display must never break the run
-            self.handleError(record)
+    def record(self, entry: dg.EventLogEntry) -> None:
+        for out in self._events(entry):
+            if self.sink is not None:
+                with suppress(Exception):  # the display must never break the run
+                    self.sink(out)
 
-    def _events(self, event, step_key: str | None, message: str, level: int) -> Iterable[ProgressEvent]:
-        kind = event.event_type_value if event is not None else None
-        assets = self.plan.step_assets.get(step_key or "", ())
-        if kind == "STEP_START":
-            yield StepStarted(
-                _step_label(step_key or "?", assets), layer_of(assets[0]) if assets else "checks"
+    def summary_lines(self) -> list[AssetLine]:
+        """Every selected asset's line: what was recorded, and for the rest why they did not run."""
+        lines = dict(self.lines)
+        for key in self.plan.selected - set(lines):  # its step succeeded without it (dbt had nothing to do)
+            lines[key] = (
+                AssetLine(key, "not run", {}, "an upstream asset failed")
+                if self.failed
+                else AssetLine(key, "skipped")
             )
-        elif kind == "ASSET_MATERIALIZATION":
-            mat = event.event_specific_data.materialization
-            key = mat.asset_key.to_user_string()
-            rows = getattr(mat.metadata.get("rows"), "value", None)
-            rows = rows if isinstance(rows, int) else None
-            if mat.partition is not None:  # one event per file partition: the asset is done at STEP_SUCCESS
-                self.partition_rows[key] = self.partition_rows.get(key, 0) + (rows or 0)
-                return
-            self.finished.add(key)
-            yield AssetFinished(key, "ok", rows)
-        elif kind == "STEP_SUCCESS":
-            for key in (k for k in assets if k in self.partition_rows and k not in self.finished):
-                self.finished.add(key)
-                yield AssetFinished(key, "ok", self.partition_rows[key])
-        elif kind == "ASSET_CHECK_EVALUATION":
-            evaluation = event.event_specific_data
+        return sorted(lines.values(), key=lambda a: a.asset)
+
+    def _assets(self, step: str | None) -> tuple[str, ...]:
+        return self.plan.step_assets.get(step or "", ())
+
+    def _layer(self, step: str | None) -> str:
+        assets = self._assets(step)
+        return layer_of(assets[0]) if assets else "checks"
+
+    def _events(self, entry: dg.EventLogEntry) -> Iterable[ProgressEvent]:
+        event = entry.dagster_event
+        if event is None:
+            yield from self._message(entry.user_message, entry.level)
+            return
+        step = entry.step_key
+        if event.is_step_start:
+            self._started[step or ""] = entry.timestamp
+            assets = self._assets(step)
+            yield StepStarted(_step_label(step or "?", assets), self._layer(step))
+        elif (event.is_step_success or event.is_step_failure) and (
+            started := self._started.pop(step or "", None)
+        ) is not None:
+            layer = self._layer(step)
+            self.seconds[layer] = self.seconds.get(layer, 0.0) + entry.timestamp - started
+        if (mat := entry.asset_materialization) is not None:
+            yield from self._materialized(mat)
+        elif (evaluation := entry.asset_check_evaluation) is not None:
+            self.checks.append(evaluation)
             check = evaluation.asset_check_key.to_user_string()
-            self.finished.add(check)
+            self._finished.add(check)
             yield CheckFinished(check, bool(evaluation.passed))
-        elif kind in ("STEP_FAILURE", "STEP_SKIPPED"):  # what the step did not get to is done, not passed
-            status = "FAILED" if kind == "STEP_FAILURE" else "skipped"
-            error = root_message(event.event_specific_data.error) if kind == "STEP_FAILURE" else ""
-            if kind == "STEP_SKIPPED" and assets:
-                yield StageSkipped(layer_of(assets[0]), skipped_downstream(self.dbt_skipped))
-            for key in (k for k in assets if k not in self.finished):
-                self.finished.add(key)
-                yield AssetFinished(key, status, None, error)
-            for check in (c for c in self.plan.step_checks.get(step_key or "", ()) if c not in self.finished):
-                self.finished.add(check)
-                yield CheckFinished(check, False)
-        elif kind is None and (skip := parse_skip(message)):
-            self.dbt_skipped = self.dbt_skipped or skip[0] == "dbt"
+        elif event.is_step_success:
+            for key in (
+                k for k in self._assets(step) if k in self._partition_rows and k not in self._finished
+            ):
+                self._finished.add(key)
+                yield AssetFinished(key, "ok", self._partition_rows[key])
+        elif event.is_step_failure or event.is_step_skipped:
+            yield from self._not_done(step, event)
+
+    def _materialized(self, mat: dg.AssetMaterialization) -> Iterable[ProgressEvent]:
+        key = mat.asset_key.to_user_string()
+        meta = dict(mat.metadata)
+        rows = metadata_value(meta, "rows")
+        rows = rows if isinstance(rows, int) else None
+        if mat.partition is not None:  # one event per file partition: the asset is done at its step's success
+            if key in self.lines:
+                meta = {k: _sum(self.lines[key].metadata, meta, k) for k in SUMMED}
+            self.lines[key] = AssetLine(key, "ok", meta)
+            self._partition_rows[key] = self._partition_rows.get(key, 0) + (rows or 0)
+            return
+        self.lines[key] = AssetLine(key, "ok", meta)
+        self._finished.add(key)
+        yield AssetFinished(key, "ok", rows)
+
+    def _not_done(self, step: str | None, event: dg.DagsterEvent) -> Iterable[ProgressEvent]:
+        """A failed or skipped step: what it did not get to is done, not passed."""
+        assets = self._assets(step)
+        if event.is_step_failure:
+            self.failed = True
+            error = root_message(event.step_failure_data.error)
+            for key in assets or (step or "?",):
+                if key not in self.lines or len(assets) == 1:
+                    self.lines[key] = AssetLine(key, "FAILED", {}, error)
+            status = "FAILED"
+        else:
+            for key in assets or (step or "?",):
+                self.lines.setdefault(key, AssetLine(key, "skipped"))
+            error, status = "", "skipped"
+            if assets:
+                yield StageSkipped(layer_of(assets[0]), skipped_downstream(self._dbt_skipped))
+        for key in (k for k in assets if k not in self._finished):
+            self._finished.add(key)
+            yield AssetFinished(key, status, None, error)
+        for check in (c for c in self.plan.step_checks.get(step or "", ()) if c not in self._finished):
+            self._finished.add(check)
+            yield CheckFinished(check, False)
+
+    def _message(self, message: str, level: int | str) -> Iterable[ProgressEvent]:
+        if skip := parse_skip(message):
+            self._dbt_skipped = self._dbt_skipped or skip[0] == "dbt"
+            self.skips.setdefault(*skip)
             yield StageSkipped(*skip)
-        elif kind is None and (m := _LANDED.match(message) or _DOWNLOADING.match(message)):
+        elif m := _LANDED.match(message) or _DOWNLOADING.match(message):
             yield BytesLanded(m["file"], int(m["bytes"]))
-        if level >= logging.WARNING and kind is None:
+        if isinstance(level, int) and level >= WARNING:
             yield Warned(message)
+
+
+def _sum(a: dict, b: dict, key: str) -> int:
+    return sum(v for v in (metadata_value(a, key), metadata_value(b, key)) if isinstance(v, int))
 
 
 def _step_label(step_key: str, assets: tuple[str, ...]) -> str:
@@ -145,98 +196,32 @@ def root_message(err) -> str:  # err: SerializableErrorInfo | None
     return rest if sep and "." in head and " " not in head else text
 
 
-def progress_logger(plan: RunPlan, sink: Sink) -> dg.LoggerDefinition:
-    def _make(_context: dg.InitLoggerContext) -> logging.Logger:
-        logger = logging.Logger("trace_warehouse.progress", level=logging.DEBUG)
-        logger.addHandler(_Translator(plan, sink))
-        return logger
+@contextmanager
+def watch_run(instance: dg.DagsterInstance, run_id: str, recorder: RunRecorder) -> Iterator[None]:
+    """Hand the records of run ``run_id`` to ``recorder`` while the body runs it (read every
+    ``POLL_SECONDS`` in a thread), then every record left once it ended."""
+    stop = threading.Event()
+    cursor: list[str | None] = [None]
 
-    return dg.LoggerDefinition(_make, description="feeds the progress display of trace-warehouse run")
+    def drain() -> None:
+        while True:
+            page = instance.get_records_for_run(run_id, cursor=cursor[0], limit=1000)
+            for record in page.records:
+                recorder.record(record.event_log_entry)
+            cursor[0] = page.cursor
+            if not page.has_more:
+                return
 
+    def poll() -> None:
+        while not stop.wait(POLL_SECONDS):
+            with suppress(Exception):  # a busy event log: the next poll (or the last drain) reads it
+                drain()
 
-def run_job(
-    assets: list[dg.AssetsDefinition],
-    selection: dg.AssetSelection,
-    resources: Mapping[str, object],
-    narrow: Callable[[object, set[dg.AssetKey]], set[dg.AssetKey]] | None = None,
-) -> dg.JobDefinition | None:
-    """The selected assets and checks as a subset of the code location's implicit asset job, the job the UI
-    runs. Unlike ``dg.define_asset_job`` (and so ``dg.materialize``) it may hold assets of different
-    partitions definitions (the utilization families' file partitions); :func:`run_parts` splits it into runs.
-
-    ``narrow(graph, keys)`` keeps only some of the selected assets (and their checks); None when none is left."""
-    defs = dg.Definitions(assets=assets, resources=resources)
-    graph = defs.resolve_asset_graph()
-    keys, checks = selection.resolve(graph), selection.resolve_checks(graph)
-    if narrow is not None:
-        keys = narrow(graph, set(keys))
-        checks = {check for check in checks if check.asset_key in keys}
-    if not keys:
-        return None
-    return defs.resolve_implicit_global_asset_job_def().get_subset(
-        asset_selection=keys, asset_check_selection=checks
-    )
-
-
-@dataclass(frozen=True)
-class RunPart:
-    """One run of a job that :func:`run_parts` split: a subset of it, and the tags of its partition range."""
-
-    job: dg.JobDefinition
-    tags: Mapping[str, str]
-
-
-def run_parts(job: dg.JobDefinition) -> list[RunPart]:
-    """``job`` as the runs Dagster can execute, in order: one per partitions definition over all of its
-    partitions (a partition range, so each file partition gets its own materialization and counts), then one
-    with the unpartitioned rest. A partitioned asset here has only external upstreams (``upstream/*``), so
-    running those first keeps the job's order."""
-    graph = job.asset_layer.asset_graph
-    parts: dict[object, set[dg.AssetKey]] = {}
-    for key in job.asset_layer.selected_asset_keys:
-        parts.setdefault(graph.get(key).partitions_def, set()).add(key)
-    checks = {c for data in job.asset_layer.data for c in data.assets_def.check_keys}
-    out = []
-    for partitions, keys in sorted(parts.items(), key=lambda kv: kv[0] is None):
-        tags: dict[str, str] = {}
-        if partitions is not None:
-            every = partitions.get_partition_keys()
-            tags = {RANGE_START_TAG: every[0], RANGE_END_TAG: every[-1]}
-        subset = job.get_subset(
-            asset_selection=keys, asset_check_selection={c for c in checks if c.asset_key in keys}
-        )
-        out.append(RunPart(subset, tags))
-    return out
-
-
-def with_loggers(
-    job: dg.JobDefinition, plan: RunPlan, sink: Sink | None, log_level: str = "INFO"
-) -> tuple[dg.JobDefinition, dict[str, object]]:
-    """``job`` logging to Dagster's console logger (at ``log_level``) and, when ``sink`` is given, to the
-    progress display; with the run config that turns them on (Dagster starts only the loggers it names)."""
-    loggers: dict[str, dg.LoggerDefinition] = {"console": dg.colored_console_logger}
-    config: dict[str, object] = {"console": {"config": {"log_level": log_level}}}
-    if sink is not None:
-        loggers["progress"] = progress_logger(plan, sink)
-        config["progress"] = {}
-    return job.with_logger_defs(loggers), {"loggers": config}
-
-
-def seconds_by_layer(instance: dg.DagsterInstance, run_id: str, plan: RunPlan) -> dict[str, float]:
-    """Wall seconds of the run's steps, summed per layer (landing, raw, checks, dbt, reports), in run order."""
-    kinds = {
-        dg.DagsterEventType.STEP_START,
-        dg.DagsterEventType.STEP_SUCCESS,
-        dg.DagsterEventType.STEP_FAILURE,
-    }
-    started: dict[str, float] = {}
-    out: dict[str, float] = {}
-    for record in instance.all_logs(run_id, of_type=kinds):
-        step = record.step_key or ""
-        if record.dagster_event_type == dg.DagsterEventType.STEP_START:
-            started[step] = record.timestamp
-        elif step in started:
-            assets = plan.step_assets.get(step, ())
-            layer = layer_of(assets[0]) if assets else "checks"
-            out[layer] = out.get(layer, 0.0) + record.timestamp - started.pop(step)
-    return out
+    reader = threading.Thread(target=poll, name=f"records of {run_id}", daemon=True)
+    reader.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        reader.join()
+        drain()

@@ -203,17 +203,15 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     # the lake changes, and dbt is not invoked.
     from pipelines.defs.automation import EVERYTHING
     from pipelines.defs.keys import REPORT_GROUP
-    from pipelines.defs.run_events import run_job, run_parts
+    from pipelines.defs.run_jobs import plan_runs
 
     stamp = run_results.stat().st_mtime_ns
-    everything = run_job(
+    everything = plan_runs(
         [*all_assets(settings), *family_asset_checks()],
         EVERYTHING - dg.AssetSelection.groups(REPORT_GROUP),
         resource_defs(settings),
     )
-    for part in run_parts(
-        everything
-    ):  # the utilization families over all their file partitions, then the rest
+    for part in everything.parts:  # the utilization families over all their file partitions, then the rest
         quiet = part.job.execute_in_process(instance=instance, tags={TRIGGER_TAG: "automation", **part.tags})
         assert quiet.success
     assert run_results.stat().st_mtime_ns == stamp

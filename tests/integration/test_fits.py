@@ -213,7 +213,7 @@ def test_without_the_facts_the_asset_fails_with_what_to_build(tmp_path, database
         )
     assert not result.success
     (failure,) = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
-    assert "build the dbt models first" in str(failure.event_specific_data.error.message)
+    assert "build the dbt models first" in str(failure.step_failure_data.error.message)
 
 
 def test_the_report_section_summarizes_the_fits_with_their_origin(fitted: Fitted) -> None:
