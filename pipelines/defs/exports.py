@@ -36,11 +36,18 @@ class JobExportConfig(dg.Config):
     speed: float = Field(default=1.0, description="submit-time speed-up: 2 submits twice as fast")
 
 
-def _materialize(context: dg.AssetExecutionContext, fmt: ExportFormat, **selection) -> dg.MaterializeResult:
+EXPORT_CONFIGS: dict[str, type[dg.Config]] = {"requests": RequestExportConfig, "jobs": JobExportConfig}
+
+
+def _materialize(
+    context: dg.AssetExecutionContext, fmt: ExportFormat, config: dg.Config
+) -> dg.MaterializeResult:
     from pipelines.export.writer import ExportError, ExportRequest, export
 
+    selection = config.model_dump()  # the window's two ends, then ExportRequest's fields by name
+    window = (selection.pop("window_start"), selection.pop("window_end"))
     try:
-        result = export(settings_of(context), ExportRequest(fmt.name, **selection))
+        result = export(settings_of(context), ExportRequest(fmt.name, window, **selection))
     except ExportError as exc:
         raise dg.Failure(description=f"export/{fmt.name}: {exc}") from None
     meta = result.meta
@@ -66,7 +73,9 @@ def _materialize(context: dg.AssetExecutionContext, fmt: ExportFormat, **selecti
     )
 
 
-def _request_export(fmt: ExportFormat) -> dg.AssetsDefinition:
+def _export_asset(fmt: ExportFormat) -> dg.AssetsDefinition:
+    config_class = EXPORT_CONFIGS[fmt.kind]  # Dagster reads the config's fields from the annotation below
+
     @dg.asset(
         key=export_key(fmt.name),
         deps=[dg.AssetKey(["marts", m]) for m in fmt.marts],
@@ -75,40 +84,12 @@ def _request_export(fmt: ExportFormat) -> dg.AssetsDefinition:
         required_resource_keys={WAREHOUSE},
         description=f"{fmt.description} For {fmt.consumer}. Written to `$WAREHOUSE_DIR/exports/{fmt.file_name}`.",
     )
-    def _export(context: dg.AssetExecutionContext, config: RequestExportConfig) -> dg.MaterializeResult:
-        return _materialize(
-            context,
-            fmt,
-            window=(config.window_start, config.window_end),
-            model=config.model,
-            log_type=config.log_type,
-            speed=config.speed,
-        )
-
-    return _export
-
-
-def _job_export(fmt: ExportFormat) -> dg.AssetsDefinition:
-    @dg.asset(
-        key=export_key(fmt.name),
-        deps=[dg.AssetKey(["marts", m]) for m in fmt.marts],
-        group_name=EXPORT_GROUP,
-        kinds={"python", "duckdb"},
-        required_resource_keys={WAREHOUSE},
-        description=f"{fmt.description} For {fmt.consumer}. Written to `$WAREHOUSE_DIR/exports/{fmt.file_name}`.",
-    )
-    def _export(context: dg.AssetExecutionContext, config: JobExportConfig) -> dg.MaterializeResult:
-        return _materialize(
-            context,
-            fmt,
-            window=(config.window_start, config.window_end),
-            cluster=config.cluster,
-            speed=config.speed,
-        )
+    def _export(context: dg.AssetExecutionContext, config: config_class) -> dg.MaterializeResult:  # type: ignore[valid-type]
+        return _materialize(context, fmt, config)
 
     return _export
 
 
 def export_assets() -> list[dg.AssetsDefinition]:
     """One asset per replay format."""
-    return [(_request_export if f.kind == "requests" else _job_export)(f) for f in FORMATS.values()]
+    return [_export_asset(f) for f in FORMATS.values()]

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
+from typing import Generic, TypeVar
 
 TRACE_UTC_OFFSET = timezone(timedelta(hours=8))  # BurstGPT's Timestamp is local time, UTC+8
 OPEN_START = "start"
@@ -34,36 +36,35 @@ class WindowError(ValueError):
     """A window bound that cannot be read; the message names it and the forms accepted."""
 
 
+Bound = TypeVar("Bound", float, datetime)
+Span = TypeVar("Span", float, timedelta)
+
+
 @dataclass(frozen=True)
-class RequestWindow:
+class _Window(Generic[Bound, Span]):
+    """A window's bounds on its clock (``Bound``), END's ``+DURATION`` as ``Span``, and the text it was read from."""
+
+    start: Bound | None
+    end: Bound | None
+    end_after: Span | None = None
+    text: tuple[str, str] = (OPEN_START, OPEN_END)
+
+    def resolve(self, first: Bound) -> tuple[Bound, Bound | None]:
+        """``(start, end)`` with an open start taken as ``first`` (the first row selected)."""
+        start = self.start if self.start is not None else first
+        end = start + self.end_after if self.end_after is not None else self.end
+        return start, end
+
+
+@dataclass(frozen=True)
+class RequestWindow(_Window[float, float]):
     """Bounds in trace seconds; ``start=None``: the first request selected; ``end=None``: no upper bound;
     ``end_after`` (seconds): END was ``+DURATION``, resolved once the start is known."""
 
-    start: float | None
-    end: float | None
-    end_after: float | None = None
-    text: tuple[str, str] = (OPEN_START, OPEN_END)
-
-    def resolve(self, first: float) -> tuple[float, float | None]:
-        """``(start, end)`` with an open start taken as ``first`` (the first request selected)."""
-        start = self.start if self.start is not None else first
-        end = start + self.end_after if self.end_after is not None else self.end
-        return start, end
-
 
 @dataclass(frozen=True)
-class JobWindow:
+class JobWindow(_Window[datetime, timedelta]):
     """Bounds as naive UTC datetimes; ``None`` and ``end_after`` as for :class:`RequestWindow`."""
-
-    start: datetime | None
-    end: datetime | None
-    end_after: timedelta | None = None
-    text: tuple[str, str] = (OPEN_START, OPEN_END)
-
-    def resolve(self, first: datetime) -> tuple[datetime, datetime | None]:
-        start = self.start if self.start is not None else first
-        end = start + self.end_after if self.end_after is not None else self.end
-        return start, end
 
 
 def parse_duration(text: str) -> float:
@@ -117,13 +118,21 @@ def _end_after(text: str) -> float | None:
     return parse_duration(text[1:]) if text.strip().startswith("+") else None
 
 
-def request_window(start: str, end: str, start_date: date | None = None) -> RequestWindow:
-    """``--window START END`` for a request export."""
+def _bounds(
+    start: str, end: str, parse: Callable[[str], Bound]
+) -> tuple[Bound | None, Bound | None, float | None]:
+    """START and END read by ``parse`` (``None``: open) and END's ``+DURATION`` in seconds; END after START."""
     after = _end_after(end)
-    lo = None if start.strip() == OPEN_START else request_seconds(start, start_date)
-    hi = None if end.strip() == OPEN_END or after is not None else request_seconds(end, start_date)
+    lo = None if start.strip() == OPEN_START else parse(start)
+    hi = None if end.strip() == OPEN_END or after is not None else parse(end)
     if lo is not None and hi is not None and not hi > lo:
         raise WindowError(f"window end {end!r} is not after its start {start!r}")
+    return lo, hi, after
+
+
+def request_window(start: str, end: str, start_date: date | None = None) -> RequestWindow:
+    """``--window START END`` for a request export."""
+    lo, hi, after = _bounds(start, end, lambda text: request_seconds(text, start_date))
     if any(v is not None and not math.isfinite(v) for v in (lo, hi)):
         raise WindowError(f"window {start!r} {end!r} is not finite")
     return RequestWindow(lo, hi, after, (start.strip(), end.strip()))
@@ -131,11 +140,7 @@ def request_window(start: str, end: str, start_date: date | None = None) -> Requ
 
 def job_window(start: str, end: str) -> JobWindow:
     """``--window START END`` for a job export."""
-    after = _end_after(end)
-    lo = None if start.strip() == OPEN_START else job_time(start)
-    hi = None if end.strip() == OPEN_END or after is not None else job_time(end)
-    if lo is not None and hi is not None and not hi > lo:
-        raise WindowError(f"window end {end!r} is not after its start {start!r}")
+    lo, hi, after = _bounds(start, end, job_time)
     return JobWindow(
         lo, hi, timedelta(seconds=after) if after is not None else None, (start.strip(), end.strip())
     )

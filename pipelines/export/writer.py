@@ -40,6 +40,11 @@ FAILED_RULE = {
     False: "left out: failed requests (Response tokens = 0) are not written (nothing to replay)",
 }
 NO_DURATION_RULE = "jobs with no duration (still RUNNING: no end time) are left out"
+# The filters of each kind: (the ExportRequest attribute, the column it selects on, its CLI flag).
+FILTERS = {
+    "requests": (("model", "model_name", "--model"), ("log_type", "log_type", "--log-type")),
+    "jobs": (("cluster", "cluster_name", "--cluster"),),
+}
 
 
 class ExportError(ValueError):
@@ -130,48 +135,40 @@ class _Selection:
     end: float | datetime | None
 
 
-def _request_selection(con, fmt: ExportFormat, request: ExportRequest, window: RequestWindow) -> _Selection:
-    filters = []
-    if request.model is not None:
-        filters.append(f"model_name = {sql_string(request.model)}")
-    if request.log_type is not None:
-        filters.append(f"log_type = {sql_string(request.log_type)}")
-    base = f"select * from ({REQUESTS_SQL}) where {_where(filters)}"
-    first = window.start
-    if first is None:
-        first = _query(con, f"select min(timestamp_s) from ({base})", fmt)[0][0]
-    if first is None:
-        raise ExportError(f"no requests match {_filters_text(request)}")
-    start, end = window.resolve(float(first))
-    bounds = [f"timestamp_s >= {start!r}"] + ([f"timestamp_s < {end!r}"] if end is not None else [])
-    keep = "true" if fmt.keeps_failed else "not is_failed"
-    ctes = (
-        f"with windowed as (select * from ({base}) where {_where(bounds)}), "
-        f"exported as (select *, (timestamp_s - {start!r}) / {request.speed!r} as arrival_s "
-        f"from windowed where {keep})"
-    )
-    return _Selection(ctes, start, end)
-
-
 def _timestamp(value: datetime) -> str:
     return f"timestamp '{value.isoformat(sep=' ')}'"
 
 
-def _job_selection(con, fmt: ExportFormat, request: ExportRequest, window: JobWindow) -> _Selection:
-    filters = [f"cluster_name = {sql_string(request.cluster)}"] if request.cluster is not None else []
-    base = f"select * from ({JOBS_SQL}) where {_where(filters)}"
+def _selection(
+    con, fmt: ExportFormat, request: ExportRequest, window: RequestWindow | JobWindow
+) -> _Selection:
+    """The window of the fact's rows that match the filters: requests on the trace clock (``timestamp_s``,
+    seconds), jobs in UTC (``submit_time_utc``); an open start is the first row selected."""
+    requests = fmt.kind == "requests"
+    column = "timestamp_s" if requests else "submit_time_utc"
+    literal = repr if requests else _timestamp
+    filters = [
+        f"{name} = {sql_string(value)}"
+        for attribute, name, _ in FILTERS[fmt.kind]
+        if (value := getattr(request, attribute)) is not None
+    ]
+    base = f"select * from ({REQUESTS_SQL if requests else JOBS_SQL}) where {_where(filters)}"
     first = window.start
     if first is None:
-        first = _query(con, f"select min(submit_time_utc) from ({base})", fmt)[0][0]
+        first = _query(con, f"select min({column}) from ({base})", fmt)[0][0]
     if first is None:
-        raise ExportError(f"no jobs match {_filters_text(request)}")
-    start, end = window.resolve(first)
-    bounds = [f"submit_time_utc >= {_timestamp(start)}"]
-    bounds += [f"submit_time_utc < {_timestamp(end)}"] if end is not None else []
+        raise ExportError(f"no {fmt.kind} match {_filters_text(request)}")
+    start, end = window.resolve(float(first) if requests else first)  # type: ignore[arg-type]
+    bounds = [f"{column} >= {literal(start)}"] + ([f"{column} < {literal(end)}"] if end is not None else [])
+    if requests:
+        since_start = f"({column} - {start!r})"
+        keep = "true" if fmt.keeps_failed else "not is_failed"
+    else:
+        since_start = f"(epoch_us({column}) - epoch_us({_timestamp(start)})) / 1e6"  # type: ignore[arg-type]
+        keep = "duration_s is not null"
     ctes = (
         f"with windowed as (select * from ({base}) where {_where(bounds)}), "
-        f"exported as (select *, (epoch_us(submit_time_utc) - epoch_us({_timestamp(start)})) / 1e6 "
-        f"/ {request.speed!r} as arrival_s from windowed where duration_s is not null)"
+        f"exported as (select *, {since_start} / {request.speed!r} as arrival_s from windowed where {keep})"
     )
     return _Selection(ctes, start, end)
 
@@ -339,13 +336,9 @@ def export(settings: Settings, request: ExportRequest) -> ExportResult:
         con = reader(settings)
         try:
             con.execute(f"set memory_limit = {sql_string(settings.duckdb_memory_limit)}")
-            if fmt.kind == "requests":
-                _check_value(con, fmt, "model_name", request.model, "--model")
-                _check_value(con, fmt, "log_type", request.log_type, "--log-type")
-                selection = _request_selection(con, fmt, request, window)  # type: ignore[arg-type]
-            else:
-                _check_value(con, fmt, "cluster_name", request.cluster, "--cluster")
-                selection = _job_selection(con, fmt, request, window)  # type: ignore[arg-type]
+            for attribute, column, flag in FILTERS[fmt.kind]:
+                _check_value(con, fmt, column, getattr(request, attribute), flag)
+            selection = _selection(con, fmt, request, window)
             stats = _stats(con, fmt, selection)
             what = "requests" if fmt.kind == "requests" else "jobs"
             if stats["rows_in_window"] == 0:

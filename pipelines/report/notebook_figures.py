@@ -1,30 +1,31 @@
-"""Figures of the notebook marts: per-type duration and queueing-delay CDFs, final
-states within each job type, hourly cluster occupancy, GPU-hours over users and BurstGPT token throughput. The same drawing rules as ``figures``: matplotlib's
-object API on Agg, imported inside the functions, "no data" on an empty frame, the origin footer."""
+"""Figures of the notebook marts: per-type duration and queueing-delay CDFs, final states within each job type,
+hourly cluster occupancy, GPU-hours over users and BurstGPT token throughput. The same drawing rules as
+``figures``, from ``plotting``: matplotlib's object API on Agg, imported inside the functions, "no data" on an
+empty frame, the origin footer."""
 
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING
 
-from pipelines.report.figures import (
+from pipelines.report.origin import RowOrigin
+from pipelines.report.plotting import (
     DURATION_TICKS,
     NO_GPU_JOBS,
     NO_REQUESTS,
     STATE_COLORS,
     TYPE_COLORS,
-    _clusters,
-    _colors,
-    _figure,
-    _file_colors,
-    _file_label,
-    _no_rows,
-    _ordered,
-    _png,
-    _stacked_shares,
-    _style,
+    cluster_colors,
+    color_map,
+    figure_style,
+    file_colors,
+    file_label,
+    new_figure,
+    no_rows,
+    ordered,
+    render_png,
+    stacked_shares,
 )
-from pipelines.report.origin import RowOrigin
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,13 +44,13 @@ def job_duration_cdf_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) 
     """CDF of GPU-job duration and queueing delay per job type (colour) and cluster (line style), log x."""
     title = "Duration and queueing delay per job type (CDF)"
     if df.empty:
-        return _no_rows(df, title, "job_duration_cdf_by_type", NO_GPU_JOBS, origin)
-    clusters = _ordered(df["cluster_name"])
-    types = _ordered(df["job_type"], tuple(TYPE_COLORS))
-    colors = _colors(types, TYPE_COLORS)
+        return no_rows(df, title, "job_duration_cdf_by_type", NO_GPU_JOBS, origin)
+    clusters = ordered(df["cluster_name"])
+    types = ordered(df["job_type"], tuple(TYPE_COLORS))
+    colors = color_map(types, TYPE_COLORS)
     styles = {c: CLUSTER_LINESTYLES[i % len(CLUSTER_LINESTYLES)] for i, c in enumerate(clusters)}
-    with _style():
-        fig, axes = _figure(title, 2, sharey=True)
+    with figure_style():
+        fig, axes = new_figure(title, 2, sharey=True)
         for ax, (measure, label, x_max) in zip(axes, TYPE_CDF_PANELS, strict=True):
             for cluster in clusters:
                 for job_type in types:
@@ -83,7 +84,7 @@ def job_duration_cdf_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) 
             axes[1].plot([], [], color="#555555", ls=styles[cluster], label=cluster)
         axes[0].legend(loc="lower right", title="type")
         axes[1].legend(loc="lower right", title="cluster")
-        return _png(fig, origin)
+        return render_png(fig, origin)
 
 
 def job_state_shares_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
@@ -91,7 +92,7 @@ def job_state_shares_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) 
     title = "Final state of GPU jobs per job type"
     if not df.empty:
         df = df.assign(cluster_name=df["cluster_name"] + " · " + df["job_type"])
-    return _stacked_shares(
+    return stacked_shares(
         df, origin, title=title, mart="job_state_shares_by_type", category="state_group", fixed=STATE_COLORS
     )
 
@@ -100,10 +101,10 @@ def cluster_occupancy_hourly(df: pd.DataFrame, origin: RowOrigin | None = None) 
     """GPUs running (GPU-hours per hour) and queued per cluster over its days; running by the cluster's local hour."""
     title = "Cluster occupancy from the jobs"
     if df.empty:
-        return _no_rows(df, title, "cluster_occupancy_hourly", NO_JOB_TIMES, origin)
-    clusters, colors = _clusters(df)
-    with _style():
-        fig, (over_time, by_hour) = _figure(title, 2, width_ratios=(1.6, 1))
+        return no_rows(df, title, "cluster_occupancy_hourly", NO_JOB_TIMES, origin)
+    clusters, colors = cluster_colors(df)
+    with figure_style():
+        fig, (over_time, by_hour) = new_figure(title, 2, width_ratios=(1.6, 1))
         for cluster in clusters:
             sub = df[df["cluster_name"] == cluster]
             days = (sub["hour_index"] - sub["hour_index"].min()) / 24  # clusters of different years, one axis
@@ -138,17 +139,17 @@ def cluster_occupancy_hourly(df: pd.DataFrame, origin: RowOrigin | None = None) 
         by_hour.set_xlabel("hour of day (cluster's local time)")
         by_hour.set_ylabel("mean running GPUs")
         by_hour.legend(loc="upper left")
-        return _png(fig, origin)
+        return render_png(fig, origin)
 
 
 def user_gpu_hours(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
     """Lorenz curve of GPU-hours over users from the heaviest, per cluster; top 1 / 5 / 10 % marked."""
     title = "GPU-hours concentration over users"
     if df.empty:
-        return _no_rows(df, title, "user_gpu_hours", NO_GPU_JOBS, origin)
-    clusters, colors = _clusters(df)
-    with _style():
-        fig, (ax,) = _figure(title)
+        return no_rows(df, title, "user_gpu_hours", NO_GPU_JOBS, origin)
+    clusters, colors = cluster_colors(df)
+    with figure_style():
+        fig, (ax,) = new_figure(title)
         for cluster in clusters:
             sub = df[(df["cluster_name"] == cluster) & df["cumulative_share_of_gpu_hours"].notna()]
             if sub.empty:
@@ -176,21 +177,21 @@ def user_gpu_hours(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
         ax.set_xlabel("Top % of users by GPU-hours (dots: top 1 / 5 / 10 %)")
         ax.set_ylabel("Share of the cluster's GPU-hours")
         ax.legend(loc="lower right")
-        return _png(fig, origin)
+        return render_png(fig, origin)
 
 
 def tokens_per_hour(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
     """Request and response tokens per second (hourly means) over the trace, per file."""
     title = "BurstGPT token throughput per hour"
     if df.empty:
-        return _no_rows(df, title, "tokens_per_hour", NO_REQUESTS, origin)
-    colors = _file_colors(df)
+        return no_rows(df, title, "tokens_per_hour", NO_REQUESTS, origin)
+    colors = file_colors(df)
     panels = (
         ("request_tokens_per_s", "Request tokens / s"),
         ("response_tokens_per_s", "Response tokens / s"),
     )
-    with _style():
-        fig, axes = _figure(title, 2, sharey=False)
+    with figure_style():
+        fig, axes = new_figure(title, 2, sharey=False)
         for ax, (column, label) in zip(axes, panels, strict=True):
             for (number, release), sub in df.groupby(["file_number", "release"], sort=True):
                 marker = "o" if len(sub) <= 48 else None
@@ -201,13 +202,13 @@ def tokens_per_hour(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
                     lw=0.8,
                     marker=marker,
                     ms=2,
-                    label=_file_label(number, release),
+                    label=file_label(number, release),
                 )
             ax.set_ylim(bottom=0)
             ax.set_xlabel("Trace day N (hourly means)")
             ax.set_ylabel(label)
         axes[0].legend(loc="upper right")
-        return _png(fig, origin)
+        return render_png(fig, origin)
 
 
 def gpu_num_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
@@ -216,9 +217,9 @@ def gpu_num_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
     if not df.empty:
         df = df[df["population"] == "gpu_jobs"]
     if df.empty:
-        return _no_rows(df, title, "gpu_num_by_type", NO_GPU_JOBS, origin)
-    clusters, colors = _clusters(df)
-    types = _ordered(df["job_type"], tuple(TYPE_COLORS))
+        return no_rows(df, title, "gpu_num_by_type", NO_GPU_JOBS, origin)
+    clusters, colors = cluster_colors(df)
+    types = ordered(df["job_type"], tuple(TYPE_COLORS))
     boxes, box_colors = [], []
     for cluster in clusters:
         for job_type in types:
@@ -242,8 +243,8 @@ def gpu_num_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
                 }
             )
             box_colors.append(colors[cluster])
-    with _style():
-        fig, (ax,) = _figure(title)
+    with figure_style():
+        fig, (ax,) = new_figure(title)
         artists = ax.bxp(boxes, showfliers=True, patch_artist=True, widths=0.6)
         for patch, color in zip(artists["boxes"], box_colors, strict=True):
             patch.set_facecolor(color)
@@ -251,4 +252,4 @@ def gpu_num_by_type(df: pd.DataFrame, origin: RowOrigin | None = None) -> bytes:
         ax.set_yscale("log", base=2)
         ax.set_ylabel("GPUs requested (dots: min / max outside the whiskers)")
         ax.tick_params(axis="x", labelsize=6)
-        return _png(fig, origin)
+        return render_png(fig, origin)
