@@ -2,22 +2,23 @@
 # Everything installs from this repository's own files: uv (bootstrapped into .tools/ if missing) and uv.lock.
 
 SHELL := /bin/bash
-PORT ?= 3000
+PORT ?=  # the UI's port for `make dev` (default: $DAGSTER_PORT, else the settings' default)
 UV_VERSION := 0.13.9
 UV := $(shell command -v uv 2>/dev/null || echo $(CURDIR)/.tools/bin/uv)
 PYTEST_ARGS ?=
 # Two workers (the machine's two cores); tests/conftest.py groups the modules that share a built warehouse.
 PYTEST_WORKERS ?= 2
 
-.PHONY: help install system-deps run dev test lint format clean bench bench-smoke
+.PHONY: help install generated system-deps run dev test lint format clean bench bench-smoke
 
 help:
 	@echo "make run     install, then build every asset from the sample (offline) into ./warehouse"
 	@echo "make test    install, then run the whole test suite"
-	@echo "make dev     the Dagster UI on http://127.0.0.1:$(PORT) (PORT=...), the docs server (project docs too) beside it"
+	@echo "make dev     the Dagster UI on 127.0.0.1 (\$$DAGSTER_PORT or PORT=...), the docs server (project docs too) beside it"
 	@echo "make lint    ruff and sqlfluff"
 	@echo "make system-deps  Debian's Chromium (browser tests) and a Java runtime (Spark); make test/dev run it"
 	@echo "make bench   every benchmark at scale 1.0 on this commit (~1 h) -> benchmarks/results/latest.md, history/"
+	@echo "make generated  write the committed generated files again (dbt's profiles.yml, the raw dbt sources)"
 	@echo "make clean   delete ./warehouse's generated contents"
 
 $(CURDIR)/.tools/bin/uv:
@@ -27,6 +28,23 @@ $(CURDIR)/.tools/bin/uv:
 .venv/.installed: pyproject.toml uv.lock | $(UV)
 	$(UV) sync --frozen --all-extras
 	@touch $@
+
+# Files generated from the code and committed (a test fails when one differs from what its module writes): dbt's
+# profile from the settings table (pipelines/settings.py), the raw and quarantine dbt sources from the family
+# registry and the suites. `make install` writes them when their inputs changed, `make generated` always.
+PROFILE_INPUTS := pipelines/settings.py pipelines/warehouse/profiles.py
+SOURCES_INPUTS := $(wildcard pipelines/families/*.py) pipelines/lake/quarantine.py $(shell find expectations -name '*.py')
+GENERATED := dbt_project/profiles.yml dbt_project/models/staging/_raw__sources.yml
+
+dbt_project/profiles.yml: $(PROFILE_INPUTS) | .venv/.installed
+	$(UV) run --frozen python -m pipelines.warehouse.profiles
+
+dbt_project/models/staging/_raw__sources.yml: $(SOURCES_INPUTS) | .venv/.installed
+	$(UV) run --frozen python -m pipelines.families.dbt_sources
+
+generated: | .venv/.installed
+	$(UV) run --frozen python -m pipelines.warehouse.profiles
+	$(UV) run --frozen python -m pipelines.families.dbt_sources
 
 # dagster-dbt reads dbt's manifest when the definitions load: `dbt parse` makes it (no database opened).
 DBT_FILES := $(shell find dbt_project -path dbt_project/target -prune -o -type f \( -name '*.sql' -o -name '*.yml' -o -name '*.csv' \) -print)
@@ -54,14 +72,14 @@ ifneq ($(strip $(APT_PACKAGES)),)
 	fi
 endif
 
-install: .venv/.installed dbt_project/target/duckdb/manifest.json dbt_project/target/spark/manifest.json
+install: .venv/.installed $(GENERATED) dbt_project/target/duckdb/manifest.json dbt_project/target/spark/manifest.json
 
 run: install
 	$(UV) run --frozen trace-warehouse run
 
 dev: install system-deps
 	@$(UV) run --frozen python -m pipelines.docs_server
-	$(UV) run --frozen trace-warehouse dev --port $(PORT)
+	$(UV) run --frozen trace-warehouse dev $(if $(PORT),--port $(PORT))
 
 test: install system-deps
 	$(UV) run --frozen pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)

@@ -1,7 +1,8 @@
 """MkDocs hooks of the project's docs site: the pages generated from the repository at build time.
 
 - ``configuration.md``: the prose of ``docs/configuration.in.md`` with the settings table written from
-  ``pipelines.settings.SETTINGS_TABLE`` (the one list of variables, defaults and meanings) at its marker;
+  ``pipelines.settings.SETTINGS_TABLE`` (the one list of variables, their types, defaults and meanings) at
+  its marker;
 - ``performance.md``: the benchmark record ``benchmarks/results/latest.md`` as ``make bench`` wrote it;
 - ``sample-queries.md``: the researcher questions over the fact of samples, with the SQL ``make bench`` times
   (``benchmarks/cookbook_queries.py``), each beside the same question asked of the lake's Parquet files.
@@ -60,12 +61,13 @@ def _cell(text: str) -> str:
 
 
 def settings_table() -> str:
-    """The settings as a Markdown table: variable, CLI flag, default, meaning."""
+    """The settings as a Markdown table: variable, CLI flag, type, default, meaning."""
     rows = [
-        "| variable | CLI flag | default | meaning |",
-        "|---|---|---|---|",
+        "| variable | CLI flag | type | default | meaning |",
+        "|---|---|---|---|---|",
         *(
-            f"| `{var.name}` | {_cell(var.flag)} | {_cell(var.default)} | {_cell(var.meaning)} |"
+            f"| `{var.name}` | {_cell(var.flag)} | {_cell(var.type.kind)} | {_cell(var.docs_default)} "
+            f"| {_cell(var.meaning)} |"
             for var in _settings_module().SETTINGS_TABLE
         ),
     ]

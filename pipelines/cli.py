@@ -13,12 +13,18 @@ from pipelines.sample.params import SampleError
 from pipelines.settings import (
     ENGINES,
     PROJECT_ROOT,
+    SETTINGS_BY_VAR,
     SOURCES,
     Settings,
     SettingsError,
     child_environment,
     load_settings,
 )
+
+
+def _var(name: str) -> str:
+    """The help of a flag that overrides a setting: its variable, and its default when it has one."""
+    return SETTINGS_BY_VAR[name].cli_help
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,9 +59,9 @@ def _parser() -> argparse.ArgumentParser:
         "last build, and the run says what it skipped and why. A first run on an empty warehouse builds "
         "everything; --all rebuilds every selected asset.",
     )
-    r.add_argument("--source", choices=SOURCES, help="sample (default), mirror or remote ($TRACE_SOURCE)")
-    r.add_argument("--mirror", type=Path, help="mirror root ($TRACE_MIRROR_DIR)")
-    r.add_argument("--engine", choices=ENGINES, help="dbt target ($TRACE_ENGINE)")
+    r.add_argument("--source", choices=SOURCES, help=f"where the files come from ({_var('TRACE_SOURCE')})")
+    r.add_argument("--mirror", type=Path, help=f"mirror root ({_var('TRACE_MIRROR_DIR')})")
+    r.add_argument("--engine", choices=ENGINES, help=f"dbt target ({_var('TRACE_ENGINE')})")
     r.add_argument(
         "--select",
         help='Dagster asset selection, e.g. \'key:"raw/burstgpt__requests"\' or \'tag:"source"="burstgpt"+\' '
@@ -74,14 +80,14 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     d = sub.add_parser("dev", help="start the Dagster UI on 127.0.0.1 (shared instance in $DAGSTER_HOME)")
-    d.add_argument("--port", type=int, default=None, help="UI port ($DAGSTER_PORT, default 3000)")
+    d.add_argument("--port", type=int, default=None, help=f"UI port ({_var('DAGSTER_PORT')})")
 
     sub.add_parser("status", help="what the warehouse holds: families, last run, upstream changes, docs")
 
     o = sub.add_parser(
         "docs", help="serve the Data Docs, dbt docs and report on 127.0.0.1 (for the UI's links)"
     )
-    o.add_argument("--port", type=int, default=None, help="port ($TRACE_DOCS_PORT, default 3001)")
+    o.add_argument("--port", type=int, default=None, help=f"port ({_var('TRACE_DOCS_PORT')})")
 
     e = sub.add_parser(
         "export",

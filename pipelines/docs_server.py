@@ -7,7 +7,7 @@ like the rest of ``docs/``. A browser does not open a ``file://`` link from an h
 assets' and checks' metadata point here instead: ``<docs url>/docs/...`` and ``<docs url>/report/...``,
 files under ``$WAREHOUSE_DIR/docs`` and ``$WAREHOUSE_DIR/report`` (nothing else of the warehouse is
 served). Data Docs pages that checks queued but no ``docs/gx`` run rendered yet are rendered on request.
-The docs URL is a setting (``TRACE_DOCS_URL``, default ``http://127.0.0.1:$TRACE_DOCS_PORT``, port 3001);
+The docs URL is a setting (``TRACE_DOCS_URL``, default ``http://127.0.0.1:$TRACE_DOCS_PORT``);
 ``make dev`` starts this server beside the UI.
 """
 

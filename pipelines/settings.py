@@ -1,130 +1,275 @@
 """The one place that reads the warehouse's settings, and the only module that reads the process
 environment.
 
-Every setting comes from an environment variable (``SETTINGS_TABLE`` lists them all, with their defaults
-and meanings; ``SETTINGS_VARS`` is their names); the CLI's flags
-override the same variables (:func:`load_settings` ``overrides``), so the CLI, the Dagster UI and the tests
-resolve them identically. The resolved :class:`Settings` is then *passed* — to library functions as an
-argument, to Dagster assets through resources — never read again. Child processes that read the
-variables themselves (dbt's profiles.yml, ``dagster dev``) get them from :func:`child_environment`.
+Every setting comes from an environment variable. ``SETTINGS_TABLE`` declares each one once: its variable,
+the :class:`Settings` field it fills, its type (how the text is parsed, and what a bad value's error says),
+its default, its help text and the CLI flag that overrides it. :func:`load_settings` is driven by it, the
+docs site's configuration page is generated from it (docs/hooks.py), and so is dbt's
+``dbt_project/profiles.yml`` (:mod:`pipelines.warehouse.profiles`), whose ``env_var`` defaults are the
+table's. The CLI's flags override the same variables (:func:`load_settings` ``overrides``), so the CLI, the
+Dagster UI and the tests resolve them identically. The resolved :class:`Settings` is then *passed* — to
+library functions as an argument, to Dagster assets through the ``settings`` resource — never read again.
+Child processes that read the variables themselves (dbt's profile and models, ``dagster dev``) get them in
+their own environment (:func:`child_environment`); this process's environment is never written.
 Relative paths resolve against the project root, never against the current directory.
+
+Only the standard library is imported here: docs/hooks.py loads this file by path.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, get_args
 
 Source = Literal["sample", "mirror", "remote"]
 Engine = Literal["duckdb", "spark"]
+PercentileMode = Literal["auto", "exact", "binned"]
 
-SOURCES: tuple[Source, ...] = ("sample", "mirror", "remote")
-ENGINES: tuple[Engine, ...] = ("duckdb", "spark")
+SOURCES: tuple[Source, ...] = get_args(Source)
+ENGINES: tuple[Engine, ...] = get_args(Engine)
+PERCENTILE_MODES: tuple[PercentileMode, ...] = get_args(PercentileMode)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
-DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com"
-DEFAULT_GITHUB_URL = "https://github.com"
-
-
-@dataclass(frozen=True)
-class SettingVar:
-    """One environment variable the settings are read from: its CLI flag, default and meaning (Markdown)."""
-
-    name: str
-    default: str
-    meaning: str
-    flag: str = ""  # the CLI flag (or make variable) that overrides it, if any
-
-
-# Every variable the settings are read from, with its help text: the one list. The docs site's configuration
-# page is generated from it (docs/hooks.py); tests clear these variables so a developer's shell cannot leak in.
-SETTINGS_TABLE: tuple[SettingVar, ...] = (
-    SettingVar("WAREHOUSE_DIR", "`./warehouse`", "everything the pipeline writes"),
-    SettingVar("TRACE_SOURCE", "`sample`", "where the files come from: `sample` · `mirror` · `remote`",
-               "`run --source`"),
-    SettingVar("TRACE_MIRROR_DIR", "`$WAREHOUSE_DIR/sample-mirror` for `sample`",
-               "mirror root (required for `mirror`)", "`run --mirror`"),
-    SettingVar("TRACE_ENGINE", "`duckdb`", "`duckdb` · `spark`: the dbt target the models build on",
-               "`run --engine`"),
-    SettingVar("TRACE_GITHUB_RAW_URL", "`https://raw.githubusercontent.com`", "GitHub raw endpoint"),
-    SettingVar("TRACE_GITHUB_URL", "`https://github.com`", "GitHub releases endpoint"),
-    SettingVar("HF_ENDPOINT", "huggingface_hub's default", "HuggingFace endpoint"),
-    SettingVar("HF_TOKEN", "unset", "HuggingFace token (never logged)"),
-    SettingVar("BURSTGPT_START_DATE", "unset",
-               "calendar date (`YYYY-MM-DD`) of BurstGPT day 0, which upstream does not publish; unset, the "
-               "marts and figures say “day N” and relative weekdays"),
-    SettingVar("DAGSTER_HOME", "`$WAREHOUSE_DIR/.dagster`", "the one Dagster instance (CLI, UI, tests)"),
-    SettingVar("DAGSTER_PORT", "`3000`", "UI port, bound to 127.0.0.1", "`dev --port`, `make dev PORT=`"),
-    SettingVar("TRACE_DOCS_PORT", "`3001`",
-               "port of the docs server (`trace-warehouse docs`, started by `make dev`), bound to 127.0.0.1",
-               "`docs --port`"),
-    SettingVar("TRACE_DOCS_URL", "`http://127.0.0.1:$TRACE_DOCS_PORT`",
-               "where the UI's docs and report links point (e.g. behind a proxy)"),
-    SettingVar("TRACE_DROP_LANDED", "`0`",
-               "`1`: delete a landed CSV once its Parquet is published (halves the disk a full load needs). Its "
-               "landing-manifest document keeps size, sha256, ETag/mtime and says `dropped`, so an unchanged "
-               "upstream file is not fetched again and its load is skipped; a changed one lands and loads, then "
-               "is dropped again. A lost lake file whose landed copy was dropped is a load error naming the "
-               "file (delete its `manifest/<path>.json` to land it again)"),
-    SettingVar("TRACE_DUCKDB_MEMORY_LIMIT", "`768MB`",
-               "DuckDB's memory cap in dbt builds; bigger sorts and joins spill to `trace.duckdb.tmp/`. Exact "
-               "percentiles cannot spill: `utilization_percentiles` over a week of GPU_UTIL at 293 nodes needs "
-               "`8GB` with `TRACE_UTILIZATION_PERCENTILES=exact`"),
-    SettingVar("TRACE_UTILIZATION_PERCENTILES", "`auto`",
-               "`exact`: `utilization_percentiles` interpolates over every value (memory grows with the data); "
-               "`binned`: its percentiles are read off `analysis.utilization_cdf` — the upper edge of the bin "
-               "holding the exact percentile, `percentile_error` = the bin's width, bounded memory at any scale; "
-               "`auto`: exact up to 20 M utilization samples, binned beyond. The `percentile_method` column "
-               "says which"),
-    SettingVar("SPARK_THRIFT_HOST", "unset → local session", "host of a Spark Thrift server for the `spark` engine"),
-    SettingVar("SPARK_THRIFT_PORT", "unset", "port of that Thrift server"),
-    SettingVar("SPARK_MASTER", "`local[*]`", "Spark master (local session and the Thrift launcher)"),
-    SettingVar("SPARK_DRIVER_MEMORY", "`2g`", "Spark driver memory"),
-    SettingVar("SPARK_SHUFFLE_PARTITIONS", "`2`", "`spark.sql.shuffle.partitions`"),
-    SettingVar("SPARK_LOG_LEVEL", "unset (each launcher's own)", "Spark's log level"),
-)  # fmt: skip
-SETTINGS_VARS: tuple[str, ...] = tuple(var.name for var in SETTINGS_TABLE)
-PERCENTILE_MODES = ("auto", "exact", "binned")
+SAMPLE_MIRROR = "sample-mirror"  # the sample source's mirror, under $WAREHOUSE_DIR
+DAGSTER_DIR = ".dagster"  # the default Dagster instance, under $WAREHOUSE_DIR
+HF_DEFAULT_ENDPOINT = "https://huggingface.co"  # huggingface_hub's own default, when HF_ENDPOINT is unset
 
 
 class SettingsError(ValueError):
     """A setting has a value the warehouse cannot use; the message names the variable."""
 
 
+# Types: how a variable's text becomes a setting's value, and back (for child processes and dbt's profile).
+# ``parse`` gets the text stripped and non-empty; it returns None for "unset" (the default applies).
+
+
+class Text:
+    kind = "text"  # the docs' type column
+
+    def parse(self, name: str, raw: str) -> Any:
+        return raw
+
+    def text(self, value: Any) -> str:
+        return str(value)
+
+    def default(self, value: Any) -> Any:
+        """The table's default as a value of this type."""
+        return value
+
+
+class Url(Text):
+    kind = "URL"
+
+    def parse(self, name: str, raw: str) -> Any:
+        return raw.rstrip("/") or None  # without the trailing slash
+
+
+class PathType(Text):
+    kind = "path"
+
+    def parse(self, name: str, raw: str) -> Any:
+        return _resolve(raw)
+
+    def default(self, value: Any) -> Any:
+        return None if value is None else _resolve(value)  # the table's defaults are relative to the root
+
+
+class Integer(Text):
+    kind = "integer"
+
+    def parse(self, name: str, raw: str) -> Any:
+        try:
+            return int(raw) or None  # 0: the default
+        except ValueError:
+            raise SettingsError(f"{name}={raw!r} is not an integer") from None
+
+
+class IsoDate(Text):
+    kind = "date `YYYY-MM-DD`"
+
+    def parse(self, name: str, raw: str) -> Any:
+        try:
+            return date.fromisoformat(raw)
+        except ValueError:
+            raise SettingsError(f"{name}={raw!r} is not a YYYY-MM-DD date") from None
+
+    def text(self, value: Any) -> str:
+        return value.isoformat()
+
+
+class Choice(Text):
+    def __init__(self, values: tuple[str, ...]) -> None:
+        self.values = values
+        self.kind = " · ".join(f"`{v}`" for v in values)
+
+    def parse(self, name: str, raw: str) -> Any:
+        if raw not in self.values:
+            raise SettingsError(f"{name}={raw!r} is not one of {', '.join(self.values)}")
+        return raw
+
+
+class Flag(Choice):
+    """``0`` or ``1``, as a bool."""
+
+    def __init__(self) -> None:
+        super().__init__(("0", "1"))
+
+    def parse(self, name: str, raw: str) -> Any:
+        return super().parse(name, raw) == "1"
+
+    def text(self, value: Any) -> str:
+        return "1" if value else "0"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: the environment variable it is read from and everything said about it, once."""
+
+    name: str  # the environment variable
+    field: str  # the Settings field it fills
+    type: Text
+    meaning: str  # the help text (Markdown): the docs' configuration page
+    # when unset or empty: a value (a path: relative to the project root), None (unset), or a function of the
+    # settings resolved before it (by field name)
+    default: Any | Callable[[Mapping[str, Any]], Any] = None
+    shown: str = ""  # the docs' default, where it says something other than the value
+    flag: str = ""  # the CLI flag (or make variable) that overrides it, if any
+    secret: bool = False  # never in a log, a repr, or a resource's config (children inherit it unchanged)
+
+    @property
+    def default_text(self) -> str:
+        """The default as the variable would say it (dbt's profile falls back to it)."""
+        if self.default is None or callable(self.default):
+            raise ValueError(f"{self.name} has no default value: its default is {self.docs_default}")
+        return self.type.text(self.default)
+
+    @property
+    def docs_default(self) -> str:
+        if self.shown:
+            return self.shown
+        return "unset" if self.default is None else f"`{self.default_text}`"
+
+    @property
+    def cli_help(self) -> str:
+        """What a CLI flag's help says of the variable it overrides: ``$NAME, default <its default>``."""
+        unset = self.default is None or callable(self.default)
+        return f"${self.name}" if unset else f"${self.name}, default {self.default_text}"
+
+    def resolve(self, env: Mapping[str, str], resolved: Mapping[str, Any]) -> Any:
+        raw = env.get(self.name, "").strip()
+        value = self.type.parse(self.name, raw) if raw else None
+        if value is not None:
+            return value
+        return self.default(resolved) if callable(self.default) else self.type.default(self.default)
+
+
+def _sample_mirror(s: Mapping[str, Any]) -> Path | None:
+    return s["warehouse_dir"] / SAMPLE_MIRROR if s["source"] == "sample" else None
+
+
+# Every variable the settings are read from, in the order they resolve (a derived default reads the settings
+# above it). The docs site's configuration page is generated from it (docs/hooks.py), dbt's profile too
+# (pipelines/warehouse/profiles.py); tests clear these variables so a developer's shell cannot leak in.
+SETTINGS_TABLE: tuple[Setting, ...] = (
+    Setting("WAREHOUSE_DIR", "warehouse_dir", PathType(), "everything the pipeline writes", "warehouse",
+            shown="`./warehouse`"),
+    Setting("TRACE_SOURCE", "source", Choice(SOURCES), "where the files come from", "sample",
+            flag="`run --source`"),
+    Setting("TRACE_MIRROR_DIR", "mirror_dir", PathType(), "mirror root (required for `mirror`)", _sample_mirror,
+            shown=f"`$WAREHOUSE_DIR/{SAMPLE_MIRROR}` for `sample`", flag="`run --mirror`"),
+    Setting("TRACE_ENGINE", "engine", Choice(ENGINES), "the dbt target the models build on", "duckdb",
+            flag="`run --engine`"),
+    Setting("TRACE_GITHUB_RAW_URL", "github_raw_url", Url(), "GitHub raw endpoint",
+            "https://raw.githubusercontent.com"),
+    Setting("TRACE_GITHUB_URL", "github_url", Url(), "GitHub releases endpoint", "https://github.com"),
+    Setting("HF_ENDPOINT", "hf_endpoint", Url(), "HuggingFace endpoint",
+            shown=f"huggingface_hub's default (`{HF_DEFAULT_ENDPOINT}`)"),
+    Setting("HF_TOKEN", "hf_token", Text(), "HuggingFace token (never logged)", secret=True),
+    Setting("BURSTGPT_START_DATE", "burstgpt_start_date", IsoDate(),
+            "calendar date of BurstGPT day 0, which upstream does not publish; unset, the marts and figures say "
+            "“day N” and relative weekdays"),
+    Setting("DAGSTER_HOME", "dagster_home", PathType(), "the one Dagster instance (CLI, UI, tests)",
+            lambda s: s["warehouse_dir"] / DAGSTER_DIR, shown=f"`$WAREHOUSE_DIR/{DAGSTER_DIR}`"),
+    Setting("DAGSTER_PORT", "dagster_port", Integer(), "UI port, bound to 127.0.0.1", 3000,
+            flag="`dev --port`, `make dev PORT=`"),
+    Setting("TRACE_DOCS_PORT", "docs_port", Integer(),
+            "port of the docs server (`trace-warehouse docs`, started by `make dev`), bound to 127.0.0.1", 3001,
+            flag="`docs --port`"),
+    Setting("TRACE_DOCS_URL", "docs_base_url", Url(),
+            "where the UI's docs and report links point (e.g. behind a proxy)",
+            shown="`http://127.0.0.1:$TRACE_DOCS_PORT`"),
+    Setting("TRACE_DROP_LANDED", "drop_landed", Flag(),
+            "`1`: delete a landed CSV once its Parquet is published (halves the disk a full load needs). Its "
+            "landing-manifest document keeps size, sha256, ETag/mtime and says `dropped`, so an unchanged "
+            "upstream file is not fetched again and its load is skipped; a changed one lands and loads, then "
+            "is dropped again. A lost lake file whose landed copy was dropped is a load error naming the "
+            "file (delete its `manifest/<path>.json` to land it again)", False),
+    Setting("TRACE_DUCKDB_MEMORY_LIMIT", "duckdb_memory_limit", Text(),
+            "DuckDB's memory cap in dbt builds and exports; bigger sorts and joins spill to `trace.duckdb.tmp/`. "
+            "Exact percentiles cannot spill: `utilization_percentiles` over a week of GPU_UTIL at 293 nodes "
+            "needs `8GB` with `TRACE_UTILIZATION_PERCENTILES=exact`", "768MB"),
+    Setting("TRACE_UTILIZATION_PERCENTILES", "utilization_percentiles", Choice(PERCENTILE_MODES),
+            "`exact`: `utilization_percentiles` interpolates over every value (memory grows with the data); "
+            "`binned`: its percentiles are read off `analysis.utilization_cdf` — the upper edge of the bin "
+            "holding the exact percentile, `percentile_error` = the bin's width, bounded memory at any scale; "
+            "`auto`: exact up to 20 M utilization samples, binned beyond. The `percentile_method` column "
+            "says which", "auto"),
+    Setting("SPARK_THRIFT_HOST", "spark_thrift_host", Text(), "host of a Spark Thrift server for the `spark` engine",
+            shown="unset → local session"),
+    Setting("SPARK_THRIFT_PORT", "spark_thrift_port", Integer(), "port of that Thrift server",
+            ),
+    Setting("SPARK_THRIFT_USER", "spark_thrift_user", Text(), "the user dbt's Thrift sessions connect as",
+            "trace"),
+    Setting("SPARK_MASTER", "spark_master", Text(), "Spark master (local session and the Thrift launcher)",
+            "local[*]"),
+    Setting("SPARK_DRIVER_MEMORY", "spark_driver_memory", Text(), "Spark driver memory", "2g"),
+    Setting("SPARK_SHUFFLE_PARTITIONS", "spark_shuffle_partitions", Integer(), "`spark.sql.shuffle.partitions`",
+            2),
+    Setting("SPARK_LOG_LEVEL", "spark_log_level", Text(), "Spark's log level",
+            shown="unset (each launcher's own)"),
+)  # fmt: skip
+SETTINGS_VARS: tuple[str, ...] = tuple(s.name for s in SETTINGS_TABLE)
+SETTINGS_BY_VAR: dict[str, Setting] = {s.name: s for s in SETTINGS_TABLE}
+
+
 @dataclass(frozen=True)
 class Settings:
+    """The resolved settings (:func:`load_settings`; each field's variable, type and default are in
+    ``SETTINGS_TABLE``), and the paths under ``$WAREHOUSE_DIR`` derived from them."""
+
     warehouse_dir: Path
     source: Source
-    mirror_dir: Path | None
+    mirror_dir: Path | None  # None only for the remote source
     engine: Engine
     github_raw_url: str
     github_url: str
-    hf_endpoint: str | None
+    hf_endpoint: str | None  # None: huggingface_hub's default (hf_url)
     hf_token: str | None = field(repr=False)
     burstgpt_start_date: date | None
     dagster_home: Path
     dagster_port: int
-    docs_port: int = 3001
-    docs_base_url: str | None = None  # default: http://127.0.0.1:<docs_port>
-    spark_thrift_host: str | None = None
-    spark_thrift_port: int | None = None
-    duckdb_memory_limit: str = "768MB"  # DuckDB's cap in dbt builds (profiles.yml)
-    # utilization_percentiles: exact (every value in memory), binned (off utilization_cdf, bounded memory), or
-    # auto: exact up to 20 M utilization samples, binned beyond (models/analysis/utilization_percentiles.sql)
-    utilization_percentiles: str = "auto"
-    spark_master: str = "local[*]"
-    spark_driver_memory: str = "2g"
-    spark_log_level: str | None = None  # unset: each Spark launcher's own default
-    spark_shuffle_partitions: int = 2
-    # Delete a landed CSV once its Parquet is published; its size, sha256 and ETag stay in the manifest, so an
-    # unchanged upstream file is still not fetched again (opt-in: halves the disk a full load needs).
-    drop_landed: bool = False
+    docs_port: int
+    docs_base_url: str | None  # None: http://127.0.0.1:<docs_port> (docs_url)
+    drop_landed: bool
+    duckdb_memory_limit: str  # DuckDB's cap in dbt builds (profiles.yml) and exports
+    utilization_percentiles: PercentileMode
+    spark_thrift_host: str | None
+    spark_thrift_port: int | None
+    spark_thrift_user: str
+    spark_master: str
+    spark_driver_memory: str
+    spark_shuffle_partitions: int
+    spark_log_level: str | None  # None: each Spark launcher's own default
+
+    @property
+    def hf_url(self) -> str:
+        """The HuggingFace endpoint URLs are built on: the setting, or huggingface_hub's default."""
+        return self.hf_endpoint or HF_DEFAULT_ENDPOINT
 
     # Paths under $WAREHOUSE_DIR ------------------------------------------------------------------
     @property
@@ -196,7 +341,7 @@ class Settings:
 
     @property
     def sample_mirror_dir(self) -> Path:
-        return self.warehouse_dir / "sample-mirror"
+        return self.warehouse_dir / SAMPLE_MIRROR
 
     @property
     def lock_path(self) -> Path:
@@ -209,23 +354,6 @@ def _resolve(path: str) -> Path:
     return (p if p.is_absolute() else PROJECT_ROOT / p).resolve()
 
 
-def _choice(env: Mapping[str, str], name: str, default: str, allowed: tuple[str, ...]) -> str:
-    value = env.get(name, "").strip() or default
-    if value not in allowed:
-        raise SettingsError(f"{name}={value!r} is not one of {', '.join(allowed)}")
-    return value
-
-
-def _int(env: Mapping[str, str], name: str, default: int | None) -> int | None:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise SettingsError(f"{name}={raw!r} is not an integer") from None
-
-
 def load_settings(
     env: Mapping[str, str] | None = None, *, overrides: Mapping[str, str | None] | None = None
 ) -> Settings:
@@ -233,104 +361,35 @@ def load_settings(
     flags, by variable name; ``None`` values are ignored) win over it."""
     env = dict(os.environ if env is None else env)
     env.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    warehouse_dir = _resolve(env.get("WAREHOUSE_DIR", "").strip() or "warehouse")
-    source = _choice(env, "TRACE_SOURCE", "sample", SOURCES)
-    engine = _choice(env, "TRACE_ENGINE", "duckdb", ENGINES)
-
-    mirror_raw = env.get("TRACE_MIRROR_DIR", "").strip()
-    if mirror_raw:
-        mirror_dir: Path | None = _resolve(mirror_raw)
-    elif source == "sample":
-        mirror_dir = warehouse_dir / "sample-mirror"
-    elif source == "mirror":
+    resolved: dict[str, Any] = {}
+    for setting in SETTINGS_TABLE:
+        resolved[setting.field] = setting.resolve(env, resolved)
+    if resolved["source"] == "mirror" and resolved["mirror_dir"] is None:
         raise SettingsError("TRACE_SOURCE=mirror needs TRACE_MIRROR_DIR (or `run --mirror DIR`)")
-    else:
-        mirror_dir = None
-
-    start_raw = env.get("BURSTGPT_START_DATE", "").strip()
-    try:
-        start = date.fromisoformat(start_raw) if start_raw else None
-    except ValueError:
-        raise SettingsError(f"BURSTGPT_START_DATE={start_raw!r} is not a YYYY-MM-DD date") from None
-
-    dagster_home_raw = env.get("DAGSTER_HOME", "").strip()
-    return Settings(
-        warehouse_dir=warehouse_dir,
-        source=source,  # type: ignore[arg-type]
-        mirror_dir=mirror_dir,
-        engine=engine,  # type: ignore[arg-type]
-        github_raw_url=(env.get("TRACE_GITHUB_RAW_URL", "").strip() or DEFAULT_GITHUB_RAW_URL).rstrip("/"),
-        github_url=(env.get("TRACE_GITHUB_URL", "").strip() or DEFAULT_GITHUB_URL).rstrip("/"),
-        hf_endpoint=(env.get("HF_ENDPOINT", "").strip().rstrip("/") or None),
-        hf_token=env.get("HF_TOKEN") or None,
-        burstgpt_start_date=start,
-        dagster_home=_resolve(dagster_home_raw) if dagster_home_raw else warehouse_dir / ".dagster",
-        dagster_port=_int(env, "DAGSTER_PORT", 3000) or 3000,
-        docs_port=_int(env, "TRACE_DOCS_PORT", 3001) or 3001,
-        docs_base_url=env.get("TRACE_DOCS_URL", "").strip().rstrip("/") or None,
-        spark_thrift_host=env.get("SPARK_THRIFT_HOST", "").strip() or None,
-        spark_thrift_port=_int(env, "SPARK_THRIFT_PORT", None),
-        duckdb_memory_limit=env.get("TRACE_DUCKDB_MEMORY_LIMIT", "").strip() or "768MB",
-        utilization_percentiles=_choice(env, "TRACE_UTILIZATION_PERCENTILES", "auto", PERCENTILE_MODES),
-        spark_master=env.get("SPARK_MASTER", "").strip() or "local[*]",
-        spark_driver_memory=env.get("SPARK_DRIVER_MEMORY", "").strip() or "2g",
-        spark_log_level=env.get("SPARK_LOG_LEVEL", "").strip() or None,
-        spark_shuffle_partitions=_int(env, "SPARK_SHUFFLE_PARTITIONS", 2) or 2,
-        drop_landed=_choice(env, "TRACE_DROP_LANDED", "0", ("0", "1")) == "1",
-    )
+    return Settings(**resolved)
 
 
 def settings_variables(settings: Settings) -> dict[str, str]:
-    """The settings as the variables child processes read: dbt's profiles.yml (warehouse, engine, BurstGPT
-    day 0, Spark and DuckDB tuning) and ``dagster dev`` (``DAGSTER_HOME``). Unset settings are ``""``."""
-    variables = {
-        "WAREHOUSE_DIR": str(settings.warehouse_dir),
-        "TRACE_SOURCE": settings.source,
-        "TRACE_ENGINE": settings.engine,
-        "BURSTGPT_START_DATE": settings.burstgpt_start_date.isoformat()
-        if settings.burstgpt_start_date
-        else "",
-        "DAGSTER_HOME": str(settings.dagster_home),
-        "TRACE_DUCKDB_MEMORY_LIMIT": settings.duckdb_memory_limit,
-        "TRACE_UTILIZATION_PERCENTILES": settings.utilization_percentiles,
-        "SPARK_MASTER": settings.spark_master,
-        "SPARK_DRIVER_MEMORY": settings.spark_driver_memory,
-        "SPARK_SHUFFLE_PARTITIONS": str(settings.spark_shuffle_partitions),
-    }
-    if settings.drop_landed:
-        variables["TRACE_DROP_LANDED"] = "1"
-    if settings.spark_thrift_host:
-        variables["SPARK_THRIFT_HOST"] = settings.spark_thrift_host
-    if settings.spark_thrift_port:
-        variables["SPARK_THRIFT_PORT"] = str(settings.spark_thrift_port)
-    if settings.mirror_dir is not None:
-        variables["TRACE_MIRROR_DIR"] = str(settings.mirror_dir)
-    if settings.spark_log_level:
-        variables["SPARK_LOG_LEVEL"] = settings.spark_log_level
+    """The settings as the variables child processes read — dbt's profile and models (warehouse, engine,
+    BurstGPT day 0, DuckDB and Spark tuning), ``dagster dev`` (all of them): each set setting's value as
+    text. Unset settings and secrets are left out."""
+    variables = {}
+    for setting in SETTINGS_TABLE:
+        value = getattr(settings, setting.field)
+        if value is not None and not setting.secret:
+            variables[setting.name] = setting.type.text(value)
     return variables
+
+
+def with_settings(env: Mapping[str, str], variables: Mapping[str, str]) -> dict[str, str]:
+    """``env`` with the settings' ``variables`` (:func:`settings_variables`) in place of whatever it carried:
+    a setting they leave unset is dropped from it too, so the child resolves it as unset. Secrets are kept
+    as they are."""
+    kept = {k: v for k, v in env.items() if k not in SETTINGS_BY_VAR or SETTINGS_BY_VAR[k].secret}
+    return {**kept, **variables}
 
 
 def child_environment(settings: Settings, **extra: str) -> dict[str, str]:
     """The environment for a child process (dbt, ``dagster dev``): this process's, with the settings'
     variables (and ``extra``) in place of whatever it carried."""
-    return {**os.environ, **settings_variables(settings), **extra}
-
-
-@contextmanager
-def exported(settings: Settings) -> Iterator[None]:
-    """The settings' variables in this process's environment while the block runs, then as before.
-
-    Only for dagster-dbt: ``DbtCliResource.cli`` starts dbt with a copy of ``os.environ`` and takes no
-    environment of its own (and reads profiles.yml in-process). Everything else gets the settings passed.
-    """
-    variables = settings_variables(settings)
-    saved = {name: os.environ.get(name) for name in variables}
-    os.environ.update(variables)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return {**with_settings(os.environ, settings_variables(settings)), **extra}

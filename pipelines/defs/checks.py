@@ -2,7 +2,7 @@
 
 The check names are the rule names; the structural rule's check is blocking (an ERROR result stops
 downstream assets in the same run); cross-file rules declare the other raw assets as additional deps.
-Nothing is read at import or definition time: a check gets the settings from the ``warehouse`` resource
+Nothing is read at import or definition time: a check gets the settings from the ``settings`` resource
 and reads the data when it executes. (No
 ``from __future__ import annotations`` here: Dagster inspects the ``context`` annotation at definition.)
 """
@@ -13,7 +13,7 @@ import dagster as dg
 
 from expectations import suite_for
 from expectations.rules import Suite
-from pipelines.defs.keys import WAREHOUSE, raw_key, settings_of
+from pipelines.defs.keys import SETTINGS, raw_key, settings_of
 from pipelines.families.registry import Family, all_families
 from pipelines.warehouse.db import writer
 from pipelines.warehouse.views import refresh_views
@@ -43,7 +43,7 @@ def _family_checks(fam: Family) -> dg.AssetChecksDefinition:
         specs=check_specs(fam.key, suite),
         name=f"validate_{fam.key}",
         description=f"Great Expectations suite expectations/{fam.source}/… for raw.{fam.key}",
-        required_resource_keys={WAREHOUSE},
+        required_resource_keys={SETTINGS},
     )
     def _checks(context: dg.AssetCheckExecutionContext) -> Iterator[dg.AssetCheckResult]:
         from pipelines.defs.check_metadata import check_results

@@ -10,7 +10,7 @@ the ``context`` annotation.)
 
 import dagster as dg
 
-from pipelines.defs.keys import GX_DOCS_KEY, REPORT_GROUP, WAREHOUSE, raw_key, settings_of
+from pipelines.defs.keys import GX_DOCS_KEY, REPORT_GROUP, SETTINGS, raw_key, settings_of
 from pipelines.docs_server import link_for_file_url
 from pipelines.families.registry import all_families
 
@@ -21,7 +21,7 @@ def data_docs_asset() -> dg.AssetsDefinition:
         deps=[raw_key(f.key) for f in all_families()],
         group_name=REPORT_GROUP,
         kinds={"great_expectations"},
-        required_resource_keys={WAREHOUSE},
+        required_resource_keys={SETTINGS},
         description=(
             "Great Expectations' Data Docs of the raw assets' checks, rendered once per run for what was "
             "validated again: `$WAREHOUSE_DIR/docs/gx/index.html` (on the docs server while "

@@ -5,8 +5,9 @@ Groups follow the model folders (staging, intermediate, marts, analysis) through
 ``raw/<family>``, the raw assets' own keys, so lineage joins without a custom translator.
 
 ``dbt build`` runs as a subprocess while this process holds the warehouse writer lock (and the Dagster pool
-``duckdb_writer`` keeps other writers out), with the settings exported for it. The manifest comes from
-``dbt parse`` run by ``python -m pipelines.warehouse.dbt_build`` (the Makefile's install step) — never by
+``duckdb_writer`` keeps other writers out), with the settings' variables in its environment (the ``dbt``
+resource, :class:`SettingsDbtCliResource`; this process's environment is left alone). The manifest comes
+from ``dbt parse`` run by ``python -m pipelines.warehouse.dbt_build`` (the Makefile's install step) — never by
 running dbt at import. What to build and what to hold is :mod:`pipelines.warehouse.dbt_build`'s.
 
 Engines (``TRACE_ENGINE``): ``duckdb``; ``spark`` — dbt target ``spark`` (local PySpark session: its Derby
@@ -21,18 +22,24 @@ import hashlib
 import re
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cached_property
 from importlib.metadata import version
 from pathlib import Path
 
 import dagster as dg
-from dagster_dbt import DbtCliResource, DbtProject, dbt_assets
+import dagster_dbt.core.resource as dagster_dbt_resource
+from dagster_dbt import DbtCliInvocation, DbtCliResource, DbtProject, dbt_assets
 from packaging.version import Version
+from pydantic import Field
 
-from pipelines.defs.keys import DBT, DOCS_KEY, REPORT_GROUP, WAREHOUSE, settings_of
+from pipelines.defs.keys import DBT, DOCS_KEY, REPORT_GROUP, SETTINGS, settings_of
 from pipelines.defs.rebuild import FULL_REBUILD_TAG, dbt_skip_reason, skip_message
 from pipelines.docs_server import docs_link
-from pipelines.settings import Settings, exported
+from pipelines.settings import Settings, settings_variables, with_settings
 from pipelines.warehouse import dbt_build as build
 from pipelines.warehouse.db import writer
 
@@ -77,10 +84,59 @@ class InstalledDbtCliResource(DbtCliResource):
         return Version(found.group(1))
 
 
+# dagster-dbt (0.29) has no public way to give dbt an environment: ``DbtCliResource.cli`` builds the child's
+# from ``os.environ`` and takes none of its own (its maintainers point to ``dagster._utils.env.environ``, which
+# writes ``os.environ``). The least private seam is the classmethod ``cli`` starts dbt with,
+# ``DbtCliInvocation.run(env=...)``: while a SettingsDbtCliResource's ``cli`` runs, dagster-dbt's module sees
+# this subclass, which puts the variables of that call (a context variable: this thread's call only) into the
+# child's environment. The in-process adapter dagster-dbt also makes reads this process's environment; it only
+# serves column metadata and row counts, which these assets do not fetch.
+_DBT_VARIABLES: ContextVar[Mapping[str, str] | None] = ContextVar("dbt_variables", default=None)
+_SEAM_LOCK = threading.Lock()
+
+
+class _SettingsDbtCliInvocation(DbtCliInvocation):
+    @classmethod
+    def run(cls, *, env: dict[str, str], **kwargs) -> DbtCliInvocation:  # type: ignore[override]
+        variables = _DBT_VARIABLES.get()
+        return super().run(env=env if variables is None else with_settings(env, variables), **kwargs)
+
+
+@contextmanager
+def _dbt_variables(variables: Mapping[str, str]) -> Iterator[None]:
+    token = _DBT_VARIABLES.set(variables)
+    try:
+        with _SEAM_LOCK:
+            assert dagster_dbt_resource.DbtCliInvocation is DbtCliInvocation, "dagster-dbt's seam moved"
+            dagster_dbt_resource.DbtCliInvocation = _SettingsDbtCliInvocation  # type: ignore[misc]
+            try:
+                yield
+            finally:
+                dagster_dbt_resource.DbtCliInvocation = DbtCliInvocation  # type: ignore[misc]
+    finally:
+        _DBT_VARIABLES.reset(token)
+
+
+class SettingsDbtCliResource(InstalledDbtCliResource):
+    """The ``dbt`` resource: dbt runs with ``variables`` — the settings' (``settings_variables``) — in place of
+    the ones it would inherit, so profiles.yml and the models read the run's settings."""
+
+    variables: dict[str, str] = Field(
+        default_factory=dict, description="the settings' variables dbt's profile and models read"
+    )
+
+    def cli(self, args: Sequence[str], **kwargs) -> DbtCliInvocation:  # type: ignore[override]
+        with _dbt_variables(self.variables):
+            return super().cli(args, **kwargs)
+
+
 def dbt_resource(settings: Settings, engine: str | None = None) -> DbtCliResource:
-    """The ``dbt`` resource the dbt assets use (resource key ``dbt``)."""
-    return InstalledDbtCliResource(
-        project_dir=dbt_project(settings, engine), dbt_executable=build.dbt_executable()
+    """The ``dbt`` resource the dbt assets use (resource key ``dbt``): dbt starts with the settings'
+    variables in its environment."""
+    return SettingsDbtCliResource(
+        project_dir=dbt_project(settings, engine),
+        dbt_executable=build.dbt_executable(),
+        variables=settings_variables(settings),
     )
 
 
@@ -126,7 +182,7 @@ def dbt_models_assets(settings: Settings, engine: str | None = None) -> dg.Asset
         project=project,
         name="dbt_build",
         pool=_pool(project),
-        required_resource_keys={WAREHOUSE, DBT},
+        required_resource_keys={SETTINGS, DBT},
     )
     def _dbt_build(context: dg.AssetExecutionContext):
         settings, dbt = settings_of(context), context.resources.dbt
@@ -144,8 +200,7 @@ def dbt_models_assets(settings: Settings, engine: str | None = None) -> dg.Asset
             else:
                 changed = ", ".join(keys) or "none"
                 context.log.info(f"incremental facts replace only the changed partitions: {changed}")
-            with exported(settings):
-                invocation = dbt.cli(build.dbt_build_args(keys), context=context, target_path=runs)
+            invocation = dbt.cli(build.dbt_build_args(keys), context=context, target_path=runs)
             try:
                 yield from invocation.stream()
                 built = {key.path[-1] for key in context.selected_asset_keys}
@@ -170,7 +225,7 @@ def dbt_docs_asset(
         group_name=REPORT_GROUP,
         kinds={"dbt"},
         pool=_pool(project),
-        required_resource_keys={WAREHOUSE, DBT},
+        required_resource_keys={SETTINGS, DBT},
         description=(
             "dbt docs for the warehouse (`dbt docs generate --static`): the `docs` link while "
             "`trace-warehouse docs` serves them (`make dev` starts it), or open "
@@ -198,8 +253,7 @@ def dbt_docs_asset(
             parsed = run_target_dir(settings, project) / "partial_parse.msgpack"
             if parsed.exists():  # reuse the parse of the last dbt build
                 shutil.copyfile(parsed, work / parsed.name)
-            with exported(settings):
-                dbt.cli(["docs", "generate", "--static"], target_path=work).wait()
+            dbt.cli(["docs", "generate", "--static"], target_path=work).wait()
         out.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
         for name in DOCS_FILES:

@@ -11,7 +11,7 @@ first hour of requests, the first day of Seren's jobs. Readers only; nothing is 
 import dagster as dg
 from pydantic import Field
 
-from pipelines.defs.keys import EXPORT_GROUP, WAREHOUSE, export_key, settings_of
+from pipelines.defs.keys import EXPORT_GROUP, SETTINGS, export_key, settings_of
 from pipelines.export.formats import FORMATS, ExportFormat
 
 PREVIEW_LINES = 6
@@ -81,7 +81,7 @@ def _export_asset(fmt: ExportFormat) -> dg.AssetsDefinition:
         deps=[dg.AssetKey(["marts", m]) for m in fmt.marts],
         group_name=EXPORT_GROUP,
         kinds={"python", "duckdb"},
-        required_resource_keys={WAREHOUSE},
+        required_resource_keys={SETTINGS},
         description=f"{fmt.description} For {fmt.consumer}. Written to `$WAREHOUSE_DIR/exports/{fmt.file_name}`.",
     )
     def _export(context: dg.AssetExecutionContext, config: config_class) -> dg.MaterializeResult:  # type: ignore[valid-type]

@@ -15,7 +15,7 @@ from pipelines.analysis.fit_tables import (
     TOKEN_LENGTH_FITS,
     WINDOWS,
 )
-from pipelines.defs.keys import FITS_GROUP, WAREHOUSE, fits_key, settings_of
+from pipelines.defs.keys import FITS_GROUP, SETTINGS, fits_key, settings_of
 
 # The fact only: the model and log-type names come from its dimensions, which dbt rebuilds with it; as deps
 # they would hold the eager condition back whenever a dimension waits on a family that never loaded.
@@ -47,7 +47,7 @@ _DESCRIPTIONS = {
         for table in TABLES
     ],
     name="burstgpt_fits",
-    required_resource_keys={WAREHOUSE},
+    required_resource_keys={SETTINGS},
 )
 def burstgpt_fits(context: dg.AssetExecutionContext):
     from pipelines.analysis.fit_tables import FactsMissingError, build_fits

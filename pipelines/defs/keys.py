@@ -42,11 +42,11 @@ def fits_key(table: str) -> dg.AssetKey:
 
 
 # Resource keys (pipelines/defs/resources.py builds them from the settings).
-WAREHOUSE = "warehouse"
+SETTINGS = "settings"  # the run's Settings (pipelines/settings.py)
 TRACE_SOURCE = "trace_source"
 DBT = "dbt"
 
 
 def settings_of(context: Any) -> Settings:
-    """The settings of a run: from an asset, check or sensor context that requires ``warehouse``."""
-    return context.resources.warehouse
+    """The settings of a run: from an asset, check or sensor context that requires ``settings``."""
+    return context.resources.settings

@@ -9,7 +9,7 @@ from pipelines.defs.file_partitions import (
     partitions_def,
     selected_partitions,
 )
-from pipelines.defs.keys import LANDING_GROUP, TRACE_SOURCE, WAREHOUSE, landing_key, settings_of, upstream_key
+from pipelines.defs.keys import LANDING_GROUP, SETTINGS, TRACE_SOURCE, landing_key, settings_of, upstream_key
 from pipelines.families.registry import Family, all_families, files_for
 from pipelines.families.upstream import discover_utilization
 
@@ -20,9 +20,9 @@ def _landing_asset(fam: Family) -> dg.AssetsDefinition:
         deps=[upstream_key(fam.key)],
         group_name=LANDING_GROUP,
         kinds={"csv"},
-        description=f"Upstream CSV files of `{fam.catalog_name}` landed in landing/ (a mirror file linked, a download written): {fam.description}.",
+        description=f"Upstream CSV files of `{fam.catalog_name}` landed in landing/ (a mirror file linked, a download written): {fam.description}",
         tags={"source": fam.source},
-        required_resource_keys={WAREHOUSE, TRACE_SOURCE},
+        required_resource_keys={SETTINGS, TRACE_SOURCE},
         check_specs=[file_check_spec(FILES_LANDED, landing_key(fam.key))],
         partitions_def=partitions_def(fam),
         backfill_policy=backfill_policy(fam),

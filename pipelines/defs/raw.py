@@ -9,7 +9,7 @@ from pipelines.defs.file_partitions import (
     partitions_def,
     selected_partitions,
 )
-from pipelines.defs.keys import RAW_GROUP, WAREHOUSE, landing_key, raw_key, settings_of
+from pipelines.defs.keys import RAW_GROUP, SETTINGS, landing_key, raw_key, settings_of
 from pipelines.families.registry import Family, all_families, upstream_file
 from pipelines.lake.family_load import files_table, landed_sources, load_family, summarize
 
@@ -24,9 +24,9 @@ def _raw_asset(fam: Family) -> dg.AssetsDefinition:
         deps=[landing_key(fam.key)],
         group_name=RAW_GROUP,
         kinds={"parquet", "duckdb"},
-        description=f"`raw.{fam.key}`: {fam.description}. Partitioned Parquet under lake/raw/{fam.key}/.",
+        description=f"`raw.{fam.key}`: {fam.description} Partitioned Parquet under lake/raw/{fam.key}/.",
         tags={"source": fam.source},
-        required_resource_keys={WAREHOUSE},
+        required_resource_keys={SETTINGS},
         check_specs=[file_check_spec(FILES_LOADED, raw_key(fam.key))],
         partitions_def=partitions_def(fam),
         backfill_policy=backfill_policy(fam),

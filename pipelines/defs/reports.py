@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import dagster as dg
 
 from pipelines.analysis.fit_tables import TABLES as FIT_TABLES
-from pipelines.defs.keys import REPORT_GROUP, WAREHOUSE, fits_key, report_key, settings_of
+from pipelines.defs.keys import REPORT_GROUP, SETTINGS, fits_key, report_key, settings_of
 from pipelines.docs_server import docs_link
 from pipelines.lake.atomic import write_bytes
 from pipelines.report.catalog import FIGURES, REPORT_NAME, FigureSpec
@@ -44,7 +44,7 @@ def _figure_asset(spec: FigureSpec) -> dg.AssetsDefinition:
         ],
         group_name=REPORT_GROUP,
         kinds={"python", "duckdb"},
-        required_resource_keys={WAREHOUSE},
+        required_resource_keys={SETTINGS},
         description=f"{spec.description} Written to `$WAREHOUSE_DIR/report/{spec.name}.png`.",
     )
     def _figure(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
@@ -100,7 +100,7 @@ def _report_asset() -> dg.AssetsDefinition:
         ],
         group_name=REPORT_GROUP,
         kinds={"python", "duckdb"},
-        required_resource_keys={WAREHOUSE},
+        required_resource_keys={SETTINGS},
         description=(
             "The one-page report `$WAREHOUSE_DIR/report/report.md`: which rows are real and which synthetic "
             "(with a banner when any is synthetic), the figures, the marts' numbers beside the published "

@@ -1,8 +1,8 @@
 """Dagster resources, built from the settings once per code location (or per ``trace-warehouse run``).
 
-- ``warehouse``: the :class:`~pipelines.settings.Settings` every asset, check and sensor works with;
+- ``settings``: the :class:`~pipelines.settings.Settings` every asset, check and sensor works with;
 - ``trace_source``: where upstream files come from (:mod:`pipelines.sources.trace_source`);
-- ``dbt``: dagster-dbt's CLI resource for the settings' engine.
+- ``dbt``: dagster-dbt's CLI resource for the settings' engine, which starts dbt with the settings' variables.
 
 Assets read the settings from their context (``keys.settings_of``); nothing in ``defs/`` calls
 ``load_settings()``: the CLI's flags reach the assets this way, without touching the environment.
@@ -13,14 +13,14 @@ from typing import Any
 import dagster as dg
 
 from pipelines.defs.dbt import dbt_resource
-from pipelines.defs.keys import DBT, TRACE_SOURCE, WAREHOUSE
+from pipelines.defs.keys import DBT, SETTINGS, TRACE_SOURCE
 from pipelines.settings import Settings
 from pipelines.sources.trace_source import trace_source
 
 
 def resource_defs(settings: Settings) -> dict[str, Any]:
     return {
-        WAREHOUSE: dg.ResourceDefinition.hardcoded_resource(
+        SETTINGS: dg.ResourceDefinition.hardcoded_resource(
             settings, f"the warehouse at {settings.warehouse_dir}"
         ),
         TRACE_SOURCE: dg.ResourceDefinition.hardcoded_resource(

@@ -4,9 +4,9 @@ A :class:`Family` says where its files come from (fixed upstream files, or disco
 listing), how to read them (:mod:`pipelines.families.schemas`), how they are partitioned, which columns
 identify one raw row, which Great Expectations suite validates them (``expectations/``) and which dbt fact
 models read them partition by partition. Landing, loading, validation, the quarantine, pending partitions,
-the sensor, the Dagster assets and the dbt sources (``_raw__sources.yml``, checked against this list by
-``tests/unit/test_families.py``) all take it from here. Adding a family means adding it here, writing its
-suite and its staging model.
+the sensor, the Dagster assets and the dbt sources (``_raw__sources.yml``, generated from this list by
+:mod:`pipelines.families.dbt_sources`) all take it from here. Adding a family means adding it here, writing
+its suite and its staging model (and ``make generated``, which writes its dbt sources).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ class Family:
     name: str
     kind: FamilyKind
     partitioning: Partitioning
+    # what ``raw.<key>`` holds, one row of it: the dbt source's description and the Dagster assets'
     description: str
     schema: s.FileSchema
     suite: str  # "<module>:<attribute>" of its validation suite
@@ -78,7 +79,10 @@ def _file(family: str, host: str, path: str, **kw: object) -> UpstreamFile:
 def _previous_work(name: str, label: str, attribute: str) -> Family:
     key = f"acme__{name}_jobs"
     return Family(
-        "acme", f"{name}_jobs", "previous_work", "none", f"{label} trace (previous work, HuggingFace only)",
+        "acme", f"{name}_jobs", "previous_work", "none",
+        f"{label} trace (previous work). Header-driven: only the numeric columns the upstream notebook uses are "
+        "typed, and they and the state and time columns are always present (NULL when the header lacks them; "
+        "times as text); other header columns are carried as text.",
         s.PREVIOUS_WORK, f"expectations.acme.previous_work:{attribute}",
         (_file(key, "huggingface", f"data/job_trace/trace_previous_work/{name}_trace.csv"),), ("fct_job",),
     )  # fmt: skip
@@ -99,19 +103,22 @@ def _burstgpt(
 
 FAMILIES: tuple[Family, ...] = (
     Family(
-        "acme", "seren_jobs", "jobs", "month", "Seren job trace (UTC+8 timestamps, integer job ids)",
+        "acme", "seren_jobs", "jobs", "month",
+        "Seren job trace: one row per line of trace_seren.csv (times written in UTC+8).",
         s.SEREN_JOBS, "expectations.acme.seren_jobs:SUITE",
         (_file("acme__seren_jobs", "github_raw", "data/job_trace/trace_seren.csv", cluster="seren"),),
         ("fct_job",),
     ),
     Family(
-        "acme", "kalos_jobs", "jobs", "month", "Kalos job trace (UTC timestamps, 16-char job ids)",
+        "acme", "kalos_jobs", "jobs", "month",
+        "Kalos job trace: one row per line of trace_kalos.csv (times written in UTC).",
         s.KALOS_JOBS, "expectations.acme.kalos_jobs:SUITE",
         (_file("acme__kalos_jobs", "github_raw", "data/job_trace/trace_kalos.csv", cluster="kalos"),),
         ("fct_job",),
     ),
     Family(
-        "acme", "cluster_summary", "summary", "none", "Per-cluster summary published with AcmeTrace",
+        "acme", "cluster_summary", "summary", "none",
+        "cluster_summary.csv: the published per-cluster summary (5 clusters).",
         s.CLUSTER_SUMMARY, "expectations.acme.cluster_summary:SUITE",
         (_file(
             "acme__cluster_summary", "github_raw", "data/cluster_summary.csv", published_bytes=1269,
@@ -122,15 +129,19 @@ FAMILIES: tuple[Family, ...] = (
     _previous_work("philly", "Philly", "PHILLY"),
     _previous_work("pai", "PAI", "PAI"),
     Family(
-        "acme", "gpu_metrics", "utilization", "date", "DCGM GPU metrics, unpivoted to one row per value",
+        "acme", "gpu_metrics", "utilization", "date",
+        "DCGM GPU metrics, unpivoted: one row per non-empty cell of a wide file.",
         s.UTILIZATION, "expectations.acme.gpu_metrics:SUITE", (), UTILIZATION_MODELS,
     ),
     Family(
-        "acme", "node_metrics", "utilization", "date", "Prometheus node metrics, unpivoted, long",
+        "acme", "node_metrics", "utilization", "date",
+        "Prometheus node metrics, unpivoted: one row per non-empty cell of a wide file.",
         s.UTILIZATION, "expectations.acme.node_metrics:SUITE", (), UTILIZATION_MODELS,
     ),
     Family(
-        "acme", "ipmi_power", "ipmi", "date", "Seren IPMI server power (types A-D), long",
+        "acme", "ipmi_power", "ipmi", "date",
+        "Seren IPMI power. Header-driven: time and sys_total_power always; the server id and component columns "
+        "when the header has them.",
         s.IPMI, "expectations.acme.ipmi_power:SUITE",
         tuple(
             _file("acme__ipmi_power", "huggingface", f"{UTILIZATION_DIR}/ipmi/{stem}.csv", cluster="seren",
@@ -140,7 +151,8 @@ FAMILIES: tuple[Family, ...] = (
         ("fct_server_power",),
     ),
     _burstgpt(
-        "requests", "BurstGPT", "BurstGPT files 1-3: one row per request", ("fct_request",),
+        "requests", "BurstGPT",
+        "BurstGPT files 1-3: one row per request line (exact duplicates are real requests).", ("fct_request",),
         {
             1: (52_283_111, "4bb3783693d0a435686fbfc885615d2349bd067239079fa4b749f2e679e12122"),
             2: (144_819_209, "44bf5942b03fca42c01a226a545ad3a750ec62688faecd67b6831c56a8928bf7"),
@@ -148,7 +160,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     _burstgpt(
         "requests_without_fails", "BurstGPT_without_fails",
-        "BurstGPT without-fails twins (cross-file check only; not loaded into fct_request)", (),
+        "BurstGPT without-fails twins (cross-file check only; not in fct_request).", (),
         {
             1: (51_429_517, "a4d068a7113ec0290e74063a1b3447dc6001a30e4298eb313581b71006dda1f4"),
             2: (142_376_815, "56193aa9b2bb26128ded43d2d29a960df6bf5af062bcfc9b005f3fcaa4e6e501"),

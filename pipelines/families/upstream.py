@@ -91,7 +91,7 @@ class UpstreamFile:
             return f"{settings.github_raw_url}/{ACME_GITHUB_REPO}/{ACME_GITHUB_BRANCH}/{self.repo_path}"
         if self.host == "github_release":
             return f"{settings.github_url}/{BURSTGPT_GITHUB_REPO}/releases/download/{self.repo_path}"
-        endpoint = settings.hf_endpoint or "https://huggingface.co"
+        endpoint = settings.hf_url
         return f"{endpoint}/datasets/{ACME_HF_REPO}/resolve/main/{self.repo_path}"
 
 

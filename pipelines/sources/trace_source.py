@@ -239,7 +239,7 @@ class RemoteSource(TraceSource):
         try:
             return huggingface.list_repo_paths(self.settings)
         except Exception as exc:  # huggingface_hub raises many types; all mean "listing failed"
-            endpoint = self.settings.hf_endpoint or "https://huggingface.co"
+            endpoint = self.settings.hf_url
             where = f"{endpoint}/api/datasets/{ACME_HF_REPO}/tree/main/{UTILIZATION_DIR}"
             reason = f"the HuggingFace listing failed: {type(exc).__name__}: {exc}"
             raise FetchError(HF_MIRROR_PREFIX + UTILIZATION_DIR + "/", where, reason) from None

@@ -20,7 +20,14 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from pipelines.lake.pending import consumable, consume, pending
-from pipelines.settings import ENGINES, PROJECT_ROOT, Settings, child_environment, load_settings
+from pipelines.settings import (
+    ENGINES,
+    PROJECT_ROOT,
+    SETTINGS_BY_VAR,
+    Settings,
+    child_environment,
+    load_settings,
+)
 from pipelines.warehouse.db import writer, writer_lock
 
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
@@ -151,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     manifest (the Makefile's install step; run it again after changing dbt files). ``--engine spark`` needs
     the ``spark`` extra installed."""
     parser = argparse.ArgumentParser(description="parse the dbt project into its manifest (dbt parse)")
-    parser.add_argument("--engine", choices=ENGINES, help="dbt target (default: $TRACE_ENGINE or duckdb)")
+    parser.add_argument(
+        "--engine", choices=ENGINES, help=f"dbt target ({SETTINGS_BY_VAR['TRACE_ENGINE'].cli_help})"
+    )
     args = parser.parse_args(argv)
     path = prepare(load_settings(), args.engine)
     print(f"dbt manifest: {path}", file=sys.stderr)

@@ -1,15 +1,19 @@
 """The dbt project through Dagster: every model and seed materialized, every dbt test an asset check result,
-the settings' BURSTGPT_START_DATE reaching dbt, and the dbt docs written under $WAREHOUSE_DIR/docs/dbt/ (generated
-again only when the project or the warehouse's columns changed)."""
+the settings reaching dbt through the dbt resource (this process's environment untouched), and the dbt docs
+written under $WAREHOUSE_DIR/docs/dbt/ (generated again only when the project or the warehouse's columns
+changed)."""
 
 import json
+import os
+from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 import dagster as dg
 import duckdb
 import pytest
 
-from pipelines.defs.dbt import dbt_assets_defs
+from pipelines.defs.dbt import dbt_assets_defs, dbt_project, dbt_resource, run_target_dir
 from pipelines.defs.keys import DOCS_KEY
 from pipelines.defs.resources import resource_defs
 from pipelines.settings import Settings, load_settings
@@ -20,11 +24,32 @@ from tests.support.dbt_runs import load_fixture_rows
 pytestmark = pytest.mark.slow
 
 
-def test_dbt_assets_materialize_with_checks(
-    warehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("BURSTGPT_START_DATE", "2023-01-01")
-    settings = load_settings()
+def test_dbt_runs_with_the_settings_and_leaves_this_environment_alone(tmp_path: Path) -> None:
+    """dbt started by the ``dbt`` resource reads the run's settings (profiles.yml: the DuckDB file under
+    WAREHOUSE_DIR, capped at TRACE_DUCKDB_MEMORY_LIMIT) though they are in no environment of this process,
+    which is the same after the run as before it."""
+    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path / "wh"), "TRACE_DUCKDB_MEMORY_LIMIT": "1GiB"})
+    assert "WAREHOUSE_DIR" not in os.environ and "TRACE_DUCKDB_MEMORY_LIMIT" not in os.environ
+    before = dict(os.environ)
+    settings.warehouse_dir.mkdir(parents=True)
+    query = "select current_setting('memory_limit') as memory_limit"
+    invocation = dbt_resource(settings, "duckdb").cli(
+        ["show", "--inline", query, "--output", "json"],
+        target_path=run_target_dir(settings, dbt_project(settings, "duckdb")),
+    )
+    lines = [event.raw_event["info"]["msg"] for event in invocation.stream_raw_events()]
+    assert dict(os.environ) == before
+    assert invocation.is_successful()
+    (shown,) = [json.loads(line) for line in lines if '"show"' in line]
+    assert shown == {"show": [{"memory_limit": "1.0 GiB"}]}  # DuckDB's words for 1GiB; the default is 768MB
+    assert settings.duckdb_path.is_file()  # the database dbt opened: $WAREHOUSE_DIR/trace.duckdb
+
+
+def test_dbt_assets_materialize_with_checks(warehouse: Settings, tmp_path: Path) -> None:
+    # BURSTGPT_START_DATE is the run's setting only, in no environment of this process: the dbt resource
+    # gives it to dbt (the first request's local date below)
+    settings = replace(warehouse, burstgpt_start_date=date(2023, 1, 1))
+    before = dict(os.environ)
     load_fixture_rows(settings, tmp_path / "files")
     prepare(
         settings, "duckdb"
@@ -95,3 +120,4 @@ def test_dbt_assets_materialize_with_checks(
     finally:
         con.close()
     assert [(str(t), d) for t, d in first] == [("2022-12-31 16:00:05", 20230101)]
+    assert dict(os.environ) == before

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 
 from pipelines.defs.exports import export_assets
-from pipelines.defs.keys import EXPORT_GROUP, WAREHOUSE, export_key
+from pipelines.defs.keys import EXPORT_GROUP, SETTINGS, export_key
 from pipelines.export.formats import FORMATS
 from pipelines.export.hash_ids import BLOCK_SIZE
 from pipelines.export.writer import ExportError, ExportRequest, export
@@ -242,7 +242,7 @@ def test_assets_write_the_exports_on_demand(fixture_warehouse: Settings, tmp_pat
         fmt = FORMATS[key.path[-1]]
         assert set(asset.asset_deps[key]) == {dg.AssetKey(["marts", m]) for m in fmt.marts}
     with dg.instance_for_test() as instance:
-        result = dg.materialize(assets, instance=instance, resources={WAREHOUSE: settings})
+        result = dg.materialize(assets, instance=instance, resources={SETTINGS: settings})
     assert result.success
     metadata = {
         e.asset_key: {k: v.value for k, v in e.materialization.metadata.items()}

@@ -26,7 +26,7 @@ from pipelines.analysis.fit_tables import (
 )
 from pipelines.analysis.rate_scaling import SPEED_FACTORS
 from pipelines.defs.fits import fits_assets
-from pipelines.defs.keys import FITS_GROUP, WAREHOUSE, fits_key
+from pipelines.defs.keys import FITS_GROUP, SETTINGS, fits_key
 from pipelines.settings import Settings, load_settings
 
 LABELLED = """
@@ -62,7 +62,7 @@ class Fitted:
 
 def _materialize(settings: Settings) -> dict[str, dict[str, object]]:
     with dg.instance_for_test() as instance:
-        result = dg.materialize(fits_assets(), instance=instance, resources={WAREHOUSE: settings})
+        result = dg.materialize(fits_assets(), instance=instance, resources={SETTINGS: settings})
     assert result.success
     return {
         e.asset_key.to_user_string(): {k: v.value for k, v in e.materialization.metadata.items()}
@@ -209,7 +209,7 @@ def test_without_the_facts_the_asset_fails_with_what_to_build(tmp_path, database
         duckdb.connect(str(settings.duckdb_path)).close()
     with dg.instance_for_test() as instance:
         result = dg.materialize(
-            fits_assets(), instance=instance, resources={WAREHOUSE: settings}, raise_on_error=False
+            fits_assets(), instance=instance, resources={SETTINGS: settings}, raise_on_error=False
         )
     assert not result.success
     (failure,) = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]

@@ -38,7 +38,7 @@ SUITE = Suite(
     ),
 )
 TOY = registry.Family(
-    "acme", "toy_jobs", "jobs", "none", "A throwaway family for this test", SCHEMA,
+    "acme", "toy_jobs", "jobs", "none", "A throwaway family for this test.", SCHEMA,
     f"{__name__}:SUITE", (UpstreamFile(KEY, "github_raw", "data/toy/toy_jobs.csv"),),
 )  # fmt: skip
 CSV = "id,user,gpus\n1,ann,8\n2,bob,-1\nthree,cy,2\n4,dee,0\n"

@@ -21,7 +21,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.defs.keys import REPORT_GROUP, WAREHOUSE, report_key
+from pipelines.defs.keys import REPORT_GROUP, SETTINGS, report_key
 from pipelines.defs.reports import REPORT_FILE, report_assets
 from pipelines.report import figures
 from pipelines.report.catalog import FIGURES
@@ -47,7 +47,7 @@ class Materialized:
 def materialize_reports(settings: Settings) -> Materialized:
     """Materialize every report asset (the analysis marts already built) with the settings' warehouse."""
     with dg.instance_for_test() as instance:
-        result = dg.materialize(report_assets(), instance=instance, resources={WAREHOUSE: settings})
+        result = dg.materialize(report_assets(), instance=instance, resources={SETTINGS: settings})
     assert result.success
     metadata = {
         e.asset_key: {k: v.value for k, v in e.materialization.metadata.items()}

@@ -1,21 +1,28 @@
 """The dbt project's conventions and the dbt wiring's small pieces, without running dbt."""
 
 import inspect
-import os
 import re
 import subprocess
 from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
 
+import dagster_dbt.core.resource as dagster_dbt_resource
 import jinja2
 import pytest
 import yaml
-from dagster_dbt import DbtCliResource
+from dagster_dbt import DbtCliInvocation, DbtCliResource
 
 from pipelines.defs import dbt as dbt_assets
 from pipelines.defs.dbt import DbtManifestMissingError, manifest_path
-from pipelines.settings import exported, load_settings, settings_variables
+from pipelines.settings import (
+    SETTINGS_BY_VAR,
+    child_environment,
+    load_settings,
+    settings_variables,
+    with_settings,
+)
+from pipelines.warehouse import profiles
 from pipelines.warehouse.dbt_build import (
     BUILD_COMMAND,
     DBT_PROJECT_DIR,
@@ -42,17 +49,45 @@ def test_dbt_env_passes_absolute_warehouse_and_start_date(tmp_path: Path) -> Non
     env = settings_variables(settings)
     assert Path(env["WAREHOUSE_DIR"]).is_absolute() and env["WAREHOUSE_DIR"].endswith("warehouse")
     assert env["BURSTGPT_START_DATE"] == date(2023, 1, 1).isoformat() and env["TRACE_ENGINE"] == "duckdb"
-    assert settings_variables(load_settings({"WAREHOUSE_DIR": str(tmp_path)}))["BURSTGPT_START_DATE"] == ""
+    assert "BURSTGPT_START_DATE" not in settings_variables(load_settings({"WAREHOUSE_DIR": str(tmp_path)}))
 
 
-def test_dbt_environment_is_restored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("TRACE_ENGINE", "duckdb")
-    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path), "BURSTGPT_START_DATE": "2023-01-01"})
-    with exported(settings):
-        assert os.environ["WAREHOUSE_DIR"] == str(tmp_path)
-        assert os.environ["BURSTGPT_START_DATE"] == "2023-01-01"
-    assert "WAREHOUSE_DIR" not in os.environ and "BURSTGPT_START_DATE" not in os.environ
-    assert os.environ["TRACE_ENGINE"] == "duckdb"
+def test_a_child_gets_the_settings_in_place_of_what_it_inherits(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A setting the settings leave unset is not inherited either (dbt's profile falls back to its default);
+    a secret is never copied into the variables, and passes through as it was."""
+    for name, value in {"BURSTGPT_START_DATE": "2020-02-02", "HF_TOKEN": "hf_x", "OTHER": "kept"}.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path), "HF_TOKEN": "hf_y"})
+    assert "HF_TOKEN" not in settings_variables(settings)
+    env = child_environment(settings, EXTRA="1")
+    assert "BURSTGPT_START_DATE" not in env and env["WAREHOUSE_DIR"] == str(tmp_path)
+    assert (env["HF_TOKEN"], env["OTHER"], env["EXTRA"]) == ("hf_x", "kept", "1")
+    assert with_settings({"TRACE_ENGINE": "spark", "PATH": "/bin"}, {}) == {"PATH": "/bin"}
+
+
+def test_profiles_yml_is_generated_from_the_settings_table() -> None:
+    """dbt_project/profiles.yml is what ``python -m pipelines.warehouse.profiles`` writes: each env_var's
+    default is its setting's, from SETTINGS_TABLE."""
+    assert profiles.PROFILES_PATH.read_text(encoding="utf-8") == profiles.render(), (
+        f"dbt_project/profiles.yml differs from what pipelines/warehouse/profiles.py writes: run {profiles.COMMAND}"
+    )
+    read = re.findall(r"env_var\('(\w+)', '([^']*)'\)", profiles.PROFILES_PATH.read_text(encoding="utf-8"))
+    defaults = {name: default for name, default in read if default}
+    assert defaults["TRACE_DUCKDB_MEMORY_LIMIT"] == SETTINGS_BY_VAR["TRACE_DUCKDB_MEMORY_LIMIT"].default_text
+    for name, default in defaults.items():
+        setting = SETTINGS_BY_VAR[name]
+        assert setting.default is None or default == setting.default_text, name
+
+
+def test_the_profile_template_takes_no_default_of_its_own() -> None:
+    with pytest.raises(profiles.ProfileTemplateError, match="defaults come from SETTINGS_TABLE"):
+        profiles.render("memory_limit: \"{{ env_var('TRACE_DUCKDB_MEMORY_LIMIT', '1GB') }}\"\n")
+    with pytest.raises(profiles.ProfileTemplateError, match="not in SETTINGS_TABLE"):
+        profiles.render('x: "{{ $env(TRACE_NO_SUCH_SETTING) }}"\n')
+    with pytest.raises(profiles.ProfileTemplateError, match="a default of its own"):
+        profiles.render("x: \"{{ $env(SPARK_MASTER, 'local') }}\"\n")
 
 
 def test_missing_manifest_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -87,6 +122,18 @@ def test_the_dbt_resource_knows_the_installed_dbt_version_without_running_dbt(tm
     assert str(other._cli_version) == "9.8.7"
     # the name overridden is dagster-dbt's, and its `cli` still asks it (an upgrade that renames it fails here)
     assert "self._cli_version" in inspect.getsource(DbtCliResource.cli)
+
+
+def test_the_dbt_resource_gives_dbt_the_settings_through_dagster_dbts_seam(tmp_path: Path) -> None:
+    """The ``dbt`` resource carries the settings' variables (no secret among them), and the seam it hands
+    them through is still where dagster-dbt's ``cli`` starts dbt (an upgrade that moves it fails here; the
+    dbt run itself is tests/integration/test_dbt_dagster.py's)."""
+    settings = load_settings({"WAREHOUSE_DIR": str(tmp_path), "HF_TOKEN": "hf_secret"})
+    resource = dbt_assets.dbt_resource(settings)
+    assert resource.variables == settings_variables(settings) and "HF_TOKEN" not in resource.variables
+    source = inspect.getsource(DbtCliResource.cli)
+    assert "DbtCliInvocation.run(" in source and "env=env" in source
+    assert dagster_dbt_resource.DbtCliInvocation is DbtCliInvocation  # restored after every call
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,8 @@ def test_every_page_of_the_nav_is_built(site: Path) -> None:
 def test_the_configuration_page_lists_every_settings_variable(site: Path) -> None:
     text = _text(site / "configuration.html")
     assert [v for v in SETTINGS_VARS if v not in text] == []
-    assert all(var.meaning and var.default for var in SETTINGS_TABLE)  # the help text lives in the table
+    assert all(var.meaning and var.docs_default for var in SETTINGS_TABLE)  # the help text lives in the table
+    assert all(var.type.kind.replace("`", "") in text for var in SETTINGS_TABLE)  # and each one's type
     assert len(set(SETTINGS_VARS)) == len(SETTINGS_VARS)
 
 

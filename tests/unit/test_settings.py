@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from pipelines.settings import (
-    DEFAULT_GITHUB_RAW_URL,
-    DEFAULT_GITHUB_URL,
     PROJECT_ROOT,
+    SETTINGS_BY_VAR,
+    SETTINGS_TABLE,
+    Settings,
     SettingsError,
     load_settings,
+    settings_variables,
 )
 
 
@@ -22,7 +26,8 @@ def test_defaults() -> None:
     assert s.source == "sample"
     assert s.mirror_dir == s.warehouse_dir / "sample-mirror" == s.sample_mirror_dir
     assert s.engine == "duckdb"
-    assert (s.github_raw_url, s.github_url) == (DEFAULT_GITHUB_RAW_URL, DEFAULT_GITHUB_URL)
+    assert (s.github_raw_url, s.github_url) == ("https://raw.githubusercontent.com", "https://github.com")
+    assert (s.duckdb_memory_limit, s.spark_shuffle_partitions, s.drop_landed) == ("768MB", 2, False)
     assert s.hf_endpoint is None and s.hf_token is None
     assert s.burstgpt_start_date is None
     assert s.dagster_home == s.warehouse_dir / ".dagster"
@@ -93,3 +98,67 @@ def test_burstgpt_start_date_is_parsed() -> None:
 def test_non_integer_port_names_the_variable() -> None:
     with pytest.raises(SettingsError, match="DAGSTER_PORT"):
         load_settings({"DAGSTER_PORT": "http"})
+
+
+def test_the_table_fills_every_field_once() -> None:
+    """Each Settings field is one row of SETTINGS_TABLE (variable, type, default, help), in field order; a
+    secret's field is left out of the repr."""
+    fields = dataclasses.fields(Settings)
+    assert [f.name for f in fields] == [s.field for s in SETTINGS_TABLE]
+    assert all(f.default is dataclasses.MISSING for f in fields)  # the defaults are the table's
+    assert {f.name for f in fields if not f.repr} == {s.field for s in SETTINGS_TABLE if s.secret}
+    assert all(s.meaning and s.docs_default for s in SETTINGS_TABLE)
+
+
+def test_every_default_round_trips_through_its_variable() -> None:
+    """A default written out (as a child process or dbt's profile gets it) reads back as the default."""
+    defaults = load_settings({})
+    for setting in SETTINGS_TABLE:
+        if setting.default is None or callable(setting.default):
+            continue
+        again = load_settings({setting.name: setting.default_text})
+        assert getattr(again, setting.field) == getattr(defaults, setting.field), setting.name
+    assert load_settings(settings_variables(defaults)) == defaults
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("TRACE_ENGINE", "postgres", r"TRACE_ENGINE='postgres' is not one of duckdb, spark"),
+        ("TRACE_UTILIZATION_PERCENTILES", "median", r"is not one of auto, exact, binned"),
+        ("TRACE_DROP_LANDED", "yes", r"TRACE_DROP_LANDED='yes' is not one of 0, 1"),
+        ("SPARK_THRIFT_PORT", "ten", r"SPARK_THRIFT_PORT='ten' is not an integer"),
+    ],
+)
+def test_each_type_names_the_variable(name: str, value: str, message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        load_settings({name: value})
+
+
+def test_values_are_parsed_by_their_type() -> None:
+    s = load_settings(
+        {
+            "TRACE_DROP_LANDED": "1",
+            "SPARK_THRIFT_PORT": " 10001 ",
+            "DAGSTER_PORT": "0",
+            "TRACE_DOCS_URL": "http://d/",
+        }
+    )
+    assert (s.drop_landed, s.spark_thrift_port, s.docs_base_url) == (True, 10001, "http://d")
+    assert s.dagster_port == SETTINGS_BY_VAR["DAGSTER_PORT"].default  # 0: the default
+    assert load_settings({"TRACE_MIRROR_DIR": "m", "TRACE_SOURCE": "remote"}).mirror_dir == PROJECT_ROOT / "m"
+
+
+def test_no_module_writes_the_process_environment() -> None:
+    """Settings are passed, and children get them in their own environment (child_environment, the dbt
+    resource): nothing in pipelines/ changes os.environ."""
+    writes = re.compile(
+        r"os\.environ(\[[^\]]*\]\s*=(?!=)|\.(update|pop|popitem|setdefault|clear)\()|os\.(putenv|unsetenv)"
+    )
+    found = [
+        f"{path.relative_to(PROJECT_ROOT)}:{n}"
+        for path in sorted((PROJECT_ROOT / "pipelines").rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if writes.search(line)
+    ]
+    assert found == []
