@@ -148,11 +148,11 @@ def upstream_events(
     f"reported as a materialization of its family's upstream asset, which `{AUTOMATION_SENSOR}` turns into a run.",
 )
 def upstream_change_sensor(
-    context: dg.SensorEvaluationContext, warehouse: dg.ResourceParam[Settings]
+    context: dg.SensorEvaluationContext, settings: dg.ResourceParam[Settings]
 ) -> dg.SensorResult:
     from pipelines.sources.changes import detect_changes
 
-    changes = detect_changes(warehouse)
+    changes = detect_changes(settings)
     for c in changes:
         context.log.info(f"{c.mirror_path}: {c.reason}")
     events, cursor = upstream_events(changes, json.loads(context.cursor or "{}"))

@@ -136,3 +136,14 @@ def test_the_daily_tick_requests_every_file_partition(defs: dg.Definitions) -> N
     )
     for family in ("acme__gpu_metrics", "acme__node_metrics"):
         assert _requested_partitions(tick, f"landing/{family}") == set(file_partitions(family))
+
+
+def test_every_sensor_finds_the_resources_it_names(defs: dg.Definitions) -> None:
+    """A sensor names its resources by parameter; a name the definitions do not provide fails only when the
+    sensor ticks, so it is checked here."""
+    provided = set(defs.resources or {})
+    for sensor in defs.sensors or []:
+        assert sensor.required_resource_keys <= provided, (
+            sensor.name,
+            sensor.required_resource_keys - provided,
+        )
