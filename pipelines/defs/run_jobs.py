@@ -87,18 +87,20 @@ def plan_runs(
             by_partitions.setdefault(partitions_of[key], (set(), set()))[0].add(key)
         for check in own_checks:
             by_partitions.setdefault(partitions_of[check.asset_key], (set(), set()))[1].add(check)
-    jobs = []
-    for i, (partitions, (part_keys, part_checks)) in enumerate(
-        sorted(by_partitions.items(), key=lambda kv: kv[0] is None)
-    ):
-        chosen = dg.AssetSelection.assets(*part_keys).without_checks() | dg.AssetSelection.checks(
-            *part_checks
+    ordered = sorted(by_partitions.items(), key=lambda kv: kv[0] is None)  # the partitioned runs first
+    jobs = [
+        dg.define_asset_job(
+            f"{JOB_PREFIX}_{i}",
+            selection=dg.AssetSelection.assets(*part_keys).without_checks()
+            | dg.AssetSelection.checks(*part_checks),
+            partitions_def=partitions,
         )
-        jobs.append(dg.define_asset_job(f"{JOB_PREFIX}_{i}", selection=chosen, partitions_def=partitions))
+        for i, (partitions, (part_keys, part_checks)) in enumerate(ordered)
+    ]
     resolved = dg.Definitions(assets=list(assets), resources=resources, jobs=jobs, loggers=loggers)
     parts = tuple(
         RunPart(resolved.resolve_job_def(job.name), _range_tags(partitions))
-        for job, partitions in zip(jobs, sorted(by_partitions, key=lambda p: p is None), strict=True)
+        for job, (partitions, _) in zip(jobs, ordered, strict=True)
     )
     totals: dict[str, int] = {}
     for key in (k for keys_ in step_assets.values() for k in keys_):
