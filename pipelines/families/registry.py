@@ -2,11 +2,12 @@
 
 A :class:`Family` says where its files come from (fixed upstream files, or discovery from the utilization
 listing), how to read them (:mod:`pipelines.families.schemas`), how they are partitioned, which columns
-identify one raw row, which Great Expectations suite validates them (``expectations/``) and which dbt fact
-models read them partition by partition. Landing, loading, validation, the quarantine, pending partitions,
-the sensor, the Dagster assets and the dbt sources (``_raw__sources.yml``, checked against this list by
-``tests/unit/test_families.py``) all take it from here. Adding a family means adding it here, writing its
-suite and its staging model.
+identify one raw row and which dbt fact models read them partition by partition. Landing, loading,
+validation, the quarantine, pending partitions, the sensor, the Dagster assets and the dbt sources
+(``_raw__sources.yml``, checked against this list by ``tests/unit/test_families.py``) all take it from here.
+Its Great Expectations suite names the family by its key (``expectations/``, which imports this package, not
+the other way round). Adding a family means adding it here, writing its suite (listed in
+``expectations.SUITES``) and its staging model.
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ class Family:
     partitioning: Partitioning
     description: str
     schema: s.FileSchema
-    suite: str  # "<module>:<attribute>" of its validation suite
     files: tuple[UpstreamFile, ...] = ()  # fixed upstream files; utilization families discover theirs
     # dbt models that replace this family's changed partitions: the lake models that read its raw partitions
     partition_models: tuple[str, ...] = ()
@@ -75,11 +75,11 @@ def _file(family: str, host: str, path: str, **kw: object) -> UpstreamFile:
     return UpstreamFile(family, host, path, **kw)  # type: ignore[arg-type]
 
 
-def _previous_work(name: str, label: str, attribute: str) -> Family:
+def _previous_work(name: str, label: str) -> Family:
     key = f"acme__{name}_jobs"
     return Family(
         "acme", f"{name}_jobs", "previous_work", "none", f"{label} trace (previous work, HuggingFace only)",
-        s.PREVIOUS_WORK, f"expectations.acme.previous_work:{attribute}",
+        s.PREVIOUS_WORK,
         (_file(key, "huggingface", f"data/job_trace/trace_previous_work/{name}_trace.csv"),), ("fct_job",),
     )  # fmt: skip
 
@@ -90,7 +90,6 @@ def _burstgpt(
     key = f"burstgpt__{name}"
     return Family(
         "burstgpt", name, "requests", "day_index", description, s.REQUESTS,
-        f"expectations.burstgpt.{name}:SUITE",
         tuple(burstgpt_file(tag, f"{stem}_{n}.csv", key, *published.get(n, ())) for n, tag in
               ((1, "v1.1"), (2, "v1.1"), (3, "v2.0"))),
         partition_models,
@@ -100,38 +99,38 @@ def _burstgpt(
 FAMILIES: tuple[Family, ...] = (
     Family(
         "acme", "seren_jobs", "jobs", "month", "Seren job trace (UTC+8 timestamps, integer job ids)",
-        s.SEREN_JOBS, "expectations.acme.seren_jobs:SUITE",
+        s.SEREN_JOBS,
         (_file("acme__seren_jobs", "github_raw", "data/job_trace/trace_seren.csv", cluster="seren"),),
         ("fct_job",),
     ),
     Family(
         "acme", "kalos_jobs", "jobs", "month", "Kalos job trace (UTC timestamps, 16-char job ids)",
-        s.KALOS_JOBS, "expectations.acme.kalos_jobs:SUITE",
+        s.KALOS_JOBS,
         (_file("acme__kalos_jobs", "github_raw", "data/job_trace/trace_kalos.csv", cluster="kalos"),),
         ("fct_job",),
     ),
     Family(
         "acme", "cluster_summary", "summary", "none", "Per-cluster summary published with AcmeTrace",
-        s.CLUSTER_SUMMARY, "expectations.acme.cluster_summary:SUITE",
+        s.CLUSTER_SUMMARY,
         (_file(
             "acme__cluster_summary", "github_raw", "data/cluster_summary.csv", published_bytes=1269,
             published_sha256="cde7a7d4ba1596ea165cf4583137d2095020abebbc26b3cd834284c16e8e6ecf",
         ),),
     ),
-    _previous_work("helios", "Helios", "HELIOS"),
-    _previous_work("philly", "Philly", "PHILLY"),
-    _previous_work("pai", "PAI", "PAI"),
+    _previous_work("helios", "Helios"),
+    _previous_work("philly", "Philly"),
+    _previous_work("pai", "PAI"),
     Family(
         "acme", "gpu_metrics", "utilization", "date", "DCGM GPU metrics, unpivoted to one row per value",
-        s.UTILIZATION, "expectations.acme.gpu_metrics:SUITE", (), UTILIZATION_MODELS,
+        s.UTILIZATION, (), UTILIZATION_MODELS,
     ),
     Family(
         "acme", "node_metrics", "utilization", "date", "Prometheus node metrics, unpivoted, long",
-        s.UTILIZATION, "expectations.acme.node_metrics:SUITE", (), UTILIZATION_MODELS,
+        s.UTILIZATION, (), UTILIZATION_MODELS,
     ),
     Family(
         "acme", "ipmi_power", "ipmi", "date", "Seren IPMI server power (types A-D), long",
-        s.IPMI, "expectations.acme.ipmi_power:SUITE",
+        s.IPMI,
         tuple(
             _file("acme__ipmi_power", "huggingface", f"{UTILIZATION_DIR}/ipmi/{stem}.csv", cluster="seren",
                   metric=stem)
