@@ -40,11 +40,11 @@ dbt_project/profiles.yml: $(PROFILE_INPUTS) | .venv/.installed
 	$(UV) run --frozen python -m pipelines.warehouse.profiles
 
 dbt_project/models/staging/_raw__sources.yml: $(SOURCES_INPUTS) | .venv/.installed
-	$(UV) run --frozen python -m pipelines.families.dbt_sources
+	$(UV) run --frozen python -m pipelines.warehouse.dbt_sources
 
 generated: | .venv/.installed
 	$(UV) run --frozen python -m pipelines.warehouse.profiles
-	$(UV) run --frozen python -m pipelines.families.dbt_sources
+	$(UV) run --frozen python -m pipelines.warehouse.dbt_sources
 
 # dagster-dbt reads dbt's manifest when the definitions load: `dbt parse` makes it (no database opened).
 DBT_FILES := $(shell find dbt_project -path dbt_project/target -prune -o -type f \( -name '*.sql' -o -name '*.yml' -o -name '*.csv' \) -print)

@@ -18,7 +18,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from pipelines.lake.atomic import replacing
+from pipelines.atomic_write import replacing
 from pipelines.sources import mirror_manifest as mm
 
 SECONDS_PER_DAY = 86_400

@@ -48,9 +48,11 @@ def mirror_listing(mirror: Path) -> list[str]:
 def land(warehouse: Path, mirror: Path, files: Sequence[UpstreamFile]) -> list[Path]:
     """Land ``files`` of ``mirror`` in ``warehouse`` (verified against MANIFEST.json; a mirror file is linked,
     not copied, so the mirror must outlive the warehouse)."""
+    from pipelines.sample.source import trace_source
     from pipelines.sources.landing import land_files
 
-    result = land_files(settings_for(warehouse, mirror), files)
+    settings = settings_for(warehouse, mirror)
+    result = land_files(settings, files, source=trace_source(settings))
     if result.errors:
         raise RuntimeError("set-up could not land:\n" + "\n".join(str(e) for e in result.errors))
     return [f.path for f in result.landed]

@@ -104,12 +104,13 @@ def family_statuses(settings: Settings) -> list[FamilyStatus]:
 
 def upstream_changes(settings: Settings) -> str:
     """One line: what changed upstream since the last landing, or why it could not be told."""
+    from pipelines.sample.source import trace_source
     from pipelines.sources.changes import detect_changes
 
     if settings.source != "remote" and (settings.mirror_dir is None or not settings.mirror_dir.is_dir()):
         return f"not checked: the mirror {settings.mirror_dir} is not there"
     try:
-        changes = detect_changes(settings)
+        changes = detect_changes(settings, source=trace_source(settings))
     except Exception as exc:  # offline, a server error: status still shows the rest
         return f"not checked ({type(exc).__name__}: {exc})"
     if not changes:

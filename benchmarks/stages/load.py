@@ -12,7 +12,7 @@ from benchmarks.stages.lake import folder_bytes, landed_bytes
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from pipelines.lake.family_load import load_family
+    from pipelines.warehouse.raw_load import load_family
 
     settings = ctx.settings
     families: list[str] = list(ctx.params["families"])

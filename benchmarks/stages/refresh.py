@@ -14,13 +14,14 @@ from benchmarks.stages.lake import landed_bytes
 def _land_and_load(ctx: StageContext) -> tuple[Any, list[Any]]:
     """What a refresh run's landing and raw assets do for the workload (``ready`` is stamped before)."""
     from pipelines.families.registry import fixed_files
-    from pipelines.lake.family_load import load_family
+    from pipelines.sample.source import trace_source
     from pipelines.sources.landing import land_files
+    from pipelines.warehouse.raw_load import load_family
 
     wanted = set(ctx.params["files"])
     files = [f for f in fixed_files() if f.mirror_path in wanted]
     ctx.ready()
-    landed = land_files(ctx.settings, files)
+    landed = land_files(ctx.settings, files, source=trace_source(ctx.settings))
     if landed.errors:
         raise RuntimeError("\n".join(str(e) for e in landed.errors))
     return landed, [load_family(ctx.settings, fam) for fam in ctx.params["families"]]

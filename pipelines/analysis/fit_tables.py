@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines.analysis.rate_scaling import SPEED_FACTORS, replay_seconds
-from pipelines.lake.atomic import replacing
+from pipelines.atomic_write import replacing
 from pipelines.settings import Settings
 
 SCHEMA = "analysis"

@@ -150,9 +150,10 @@ def upstream_events(
 def upstream_change_sensor(
     context: dg.SensorEvaluationContext, settings: dg.ResourceParam[Settings]
 ) -> dg.SensorResult:
+    from pipelines.sample.source import trace_source
     from pipelines.sources.changes import detect_changes
 
-    changes = detect_changes(settings)
+    changes = detect_changes(settings, source=trace_source(settings))
     for c in changes:
         context.log.info(f"{c.mirror_path}: {c.reason}")
     events, cursor = upstream_events(changes, json.loads(context.cursor or "{}"))

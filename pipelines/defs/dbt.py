@@ -15,7 +15,7 @@ metastore admits one process, so the build holds the writer lock like DuckDB) or
 ``SPARK_THRIFT_HOST`` is set, ``spark_thrift`` (a Thrift server: builds run in the Dagster pool
 ``spark_thrift`` without the writer lock, so parallel runs share the one server). Both targets use the
 target path ``target/spark``. After a Spark build the Spark tables become DuckDB views in ``trace.duckdb``
-(``pipelines/spark/tables.py``), so ``trace-warehouse sql`` shows what Spark built.
+(``pipelines/warehouse/spark_views.py``), so ``trace-warehouse sql`` shows what Spark built.
 """
 
 import hashlib

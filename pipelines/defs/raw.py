@@ -11,7 +11,8 @@ from pipelines.defs.file_partitions import (
 )
 from pipelines.defs.keys import RAW_GROUP, SETTINGS, landing_key, raw_key, settings_of
 from pipelines.families.registry import Family, all_families, upstream_file
-from pipelines.lake.family_load import files_table, landed_sources, load_family, summarize
+from pipelines.lake.family_load import files_table, landed_sources, summarize
+from pipelines.warehouse.raw_load import load_family
 
 
 def metadata(results) -> dict[str, object]:  # results: list[LoadResult]

@@ -97,11 +97,12 @@ def stale_roots(
 
     from pipelines.defs.keys import landing_key, raw_key
     from pipelines.progress import layer_of
+    from pipelines.sample.source import trace_source
     from pipelines.sources.changes import detect_changes
     from pipelines.warehouse.dbt_build import pending_partitions
 
     roots = keys - built_keys(instance, keys)
-    changed = {change.family for change in detect_changes(settings)}
+    changed = {change.family for change in detect_changes(settings, source=trace_source(settings))}
     roots |= {landing_key(fam) for fam in changed} & keys
     if not _dbt_built(settings):  # never built on this engine (say, --engine spark)
         roots |= {key for key in keys if layer_of(key.to_user_string()) == "dbt"}
@@ -148,7 +149,7 @@ def _graph_identity(settings: Settings) -> dict[str, str]:
 def stamp_if_graph_built(settings: Settings, instance: dg.DagsterInstance, keys: set[dg.AssetKey]) -> None:
     """Stamp the instance when every asset of the graph (``keys``: what a run without selection selects) is
     materialized in it: the next changes-only run may then decide without the definitions."""
-    from pipelines.lake.atomic import write_json
+    from pipelines.atomic_write import write_json
 
     if built_keys(instance, keys) == keys:
         write_json(settings.dagster_home / GRAPH_BUILT, _graph_identity(settings), indent=1)
@@ -158,6 +159,7 @@ def graph_unchanged(settings: Settings) -> bool:
     """Whether a changes-only run of the whole graph has nothing to run, decided without Dagster: the stamp of
     :func:`stamp_if_graph_built` matches, dbt built on the engine, no raw partition is pending and no upstream
     file changed (the same facts :func:`stale_roots` reads; the listing and HEAD requests last)."""
+    from pipelines.sample.source import trace_source
     from pipelines.sources.changes import detect_changes
     from pipelines.warehouse.dbt_build import pending_partitions
 
@@ -170,5 +172,5 @@ def graph_unchanged(settings: Settings) -> bool:
         recorded == _graph_identity(settings)
         and _dbt_built(settings)
         and not any(pending_partitions(settings).values())
-        and not detect_changes(settings)
+        and not detect_changes(settings, source=trace_source(settings))
     )

@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 import dagster as dg
 
 from pipelines.analysis.fit_tables import TABLES as FIT_TABLES
+from pipelines.atomic_write import write_bytes
 from pipelines.defs.keys import REPORT_GROUP, SETTINGS, fits_key, report_key, settings_of
 from pipelines.docs_server import docs_link
-from pipelines.lake.atomic import write_bytes
 from pipelines.report.catalog import FIGURES, REPORT_NAME, FigureSpec
 from pipelines.report.queries import (
     COMPARISON_MARTS,

@@ -1,7 +1,8 @@
 """Dagster resources, built from the settings once per code location (or per ``trace-warehouse run``).
 
 - ``settings``: the :class:`~pipelines.settings.Settings` every asset, check and sensor works with;
-- ``trace_source``: where upstream files come from (:mod:`pipelines.sources.trace_source`);
+- ``trace_source``: where upstream files come from (:mod:`pipelines.sources.trace_source`; the mode's source
+  from :func:`pipelines.sample.source.trace_source`);
 - ``dbt``: dagster-dbt's CLI resource for the settings' engine, which starts dbt with the settings' variables.
 
 Assets read the settings from their context (``keys.settings_of``); nothing in ``defs/`` calls
@@ -14,8 +15,8 @@ import dagster as dg
 
 from pipelines.defs.dbt import dbt_resource
 from pipelines.defs.keys import DBT, SETTINGS, TRACE_SOURCE
+from pipelines.sample.source import trace_source
 from pipelines.settings import Settings
-from pipelines.sources.trace_source import trace_source
 
 
 def resource_defs(settings: Settings) -> dict[str, Any]:

@@ -26,10 +26,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pipelines.atomic_write import replacing, write_json
 from pipelines.export.formats import FORMATS, JOBS_SQL, REQUESTS_SQL, ExportFormat, sql_string
 from pipelines.export.hash_ids import BLOCK_SIZE, RULE, HashIds
 from pipelines.export.window import JobWindow, RequestWindow, WindowError, job_window, request_window
-from pipelines.lake.atomic import replacing, write_json
 from pipelines.settings import Settings
 
 SIDECAR_SUFFIX = ".meta.json"

@@ -2,11 +2,12 @@
 
 A :class:`Family` says where its files come from (fixed upstream files, or discovery from the utilization
 listing), how to read them (:mod:`pipelines.families.schemas`), how they are partitioned, which columns
-identify one raw row, which Great Expectations suite validates them (``expectations/``) and which dbt fact
-models read them partition by partition. Landing, loading, validation, the quarantine, pending partitions,
-the sensor, the Dagster assets and the dbt sources (``_raw__sources.yml``, generated from this list by
-:mod:`pipelines.families.dbt_sources`) all take it from here. Adding a family means adding it here, writing
-its suite and its staging model (and ``make generated``, which writes its dbt sources).
+identify one raw row and which dbt fact models read them partition by partition. Landing, loading,
+validation, the quarantine, pending partitions, the sensor, the Dagster assets and the dbt sources
+(``_raw__sources.yml``, generated from this list by :mod:`pipelines.warehouse.dbt_sources`) all take it
+from here. Its Great Expectations suite names the family by its key (``expectations/``, which imports this
+package, not the other way round). Adding a family means adding it here, writing its suite (listed in
+``expectations.SUITES``) and its staging model (and ``make generated``, which writes its dbt sources).
 """
 
 from __future__ import annotations
@@ -48,7 +49,6 @@ class Family:
     # what ``raw.<key>`` holds, one row of it: the dbt source's description and the Dagster assets'
     description: str
     schema: s.FileSchema
-    suite: str  # "<module>:<attribute>" of its validation suite
     files: tuple[UpstreamFile, ...] = ()  # fixed upstream files; utilization families discover theirs
     # dbt models that replace this family's changed partitions: the lake models that read its raw partitions
     partition_models: tuple[str, ...] = ()
@@ -76,14 +76,14 @@ def _file(family: str, host: str, path: str, **kw: object) -> UpstreamFile:
     return UpstreamFile(family, host, path, **kw)  # type: ignore[arg-type]
 
 
-def _previous_work(name: str, label: str, attribute: str) -> Family:
+def _previous_work(name: str, label: str) -> Family:
     key = f"acme__{name}_jobs"
     return Family(
         "acme", f"{name}_jobs", "previous_work", "none",
         f"{label} trace (previous work). Header-driven: only the numeric columns the upstream notebook uses are "
         "typed, and they and the state and time columns are always present (NULL when the header lacks them; "
         "times as text); other header columns are carried as text.",
-        s.PREVIOUS_WORK, f"expectations.acme.previous_work:{attribute}",
+        s.PREVIOUS_WORK,
         (_file(key, "huggingface", f"data/job_trace/trace_previous_work/{name}_trace.csv"),), ("fct_job",),
     )  # fmt: skip
 
@@ -94,7 +94,6 @@ def _burstgpt(
     key = f"burstgpt__{name}"
     return Family(
         "burstgpt", name, "requests", "day_index", description, s.REQUESTS,
-        f"expectations.burstgpt.{name}:SUITE",
         tuple(burstgpt_file(tag, f"{stem}_{n}.csv", key, *published.get(n, ())) for n, tag in
               ((1, "v1.1"), (2, "v1.1"), (3, "v2.0"))),
         partition_models,
@@ -105,44 +104,44 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "acme", "seren_jobs", "jobs", "month",
         "Seren job trace: one row per line of trace_seren.csv (times written in UTC+8).",
-        s.SEREN_JOBS, "expectations.acme.seren_jobs:SUITE",
+        s.SEREN_JOBS,
         (_file("acme__seren_jobs", "github_raw", "data/job_trace/trace_seren.csv", cluster="seren"),),
         ("fct_job",),
     ),
     Family(
         "acme", "kalos_jobs", "jobs", "month",
         "Kalos job trace: one row per line of trace_kalos.csv (times written in UTC).",
-        s.KALOS_JOBS, "expectations.acme.kalos_jobs:SUITE",
+        s.KALOS_JOBS,
         (_file("acme__kalos_jobs", "github_raw", "data/job_trace/trace_kalos.csv", cluster="kalos"),),
         ("fct_job",),
     ),
     Family(
         "acme", "cluster_summary", "summary", "none",
         "cluster_summary.csv: the published per-cluster summary (5 clusters).",
-        s.CLUSTER_SUMMARY, "expectations.acme.cluster_summary:SUITE",
+        s.CLUSTER_SUMMARY,
         (_file(
             "acme__cluster_summary", "github_raw", "data/cluster_summary.csv", published_bytes=1269,
             published_sha256="cde7a7d4ba1596ea165cf4583137d2095020abebbc26b3cd834284c16e8e6ecf",
         ),),
     ),
-    _previous_work("helios", "Helios", "HELIOS"),
-    _previous_work("philly", "Philly", "PHILLY"),
-    _previous_work("pai", "PAI", "PAI"),
+    _previous_work("helios", "Helios"),
+    _previous_work("philly", "Philly"),
+    _previous_work("pai", "PAI"),
     Family(
         "acme", "gpu_metrics", "utilization", "date",
         "DCGM GPU metrics, unpivoted: one row per non-empty cell of a wide file.",
-        s.UTILIZATION, "expectations.acme.gpu_metrics:SUITE", (), UTILIZATION_MODELS,
+        s.UTILIZATION, (), UTILIZATION_MODELS,
     ),
     Family(
         "acme", "node_metrics", "utilization", "date",
         "Prometheus node metrics, unpivoted: one row per non-empty cell of a wide file.",
-        s.UTILIZATION, "expectations.acme.node_metrics:SUITE", (), UTILIZATION_MODELS,
+        s.UTILIZATION, (), UTILIZATION_MODELS,
     ),
     Family(
         "acme", "ipmi_power", "ipmi", "date",
         "Seren IPMI power. Header-driven: time and sys_total_power always; the server id and component columns "
         "when the header has them.",
-        s.IPMI, "expectations.acme.ipmi_power:SUITE",
+        s.IPMI,
         tuple(
             _file("acme__ipmi_power", "huggingface", f"{UTILIZATION_DIR}/ipmi/{stem}.csv", cluster="seren",
                   metric=stem)

@@ -7,7 +7,7 @@ columns: ``x`` (TIMESTAMP, UTC) and ``x_utc_offset`` (the offset written in the 
 NULL for a naive time, which is read as UTC).
 
 The dbt sources (``dbt_project/models/staging/_raw__sources.yml``) are generated from these schemas, the
-family registry and the suites' columns (:mod:`pipelines.families.dbt_sources`): a column's ``description``
+family registry and the suites' columns (:mod:`pipelines.warehouse.dbt_sources`): a column's ``description``
 here is its description there.
 """
 

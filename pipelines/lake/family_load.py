@@ -1,6 +1,8 @@
-"""Load a family: every landed file of it into the lake, then its views, then its pending partitions.
+"""Load a family's files into the lake: every landed file of it, as the landing manifest records them.
 
-This is what the raw asset (``pipelines/defs/raw.py``) and the benchmarks run; it imports no Dagster.
+:func:`load_family_files` writes the lake only; :func:`pipelines.warehouse.raw_load.load_family` (what the
+raw asset, ``pipelines/defs/raw.py``, and the benchmarks run) calls it, then refreshes the family's views
+and records its changed partitions as pending.
 """
 
 from __future__ import annotations
@@ -12,12 +14,9 @@ from dataclasses import dataclass, field, replace
 from pipelines.families.registry import upstream_file
 from pipelines.lake.header import DiskFullError, LoadError
 from pipelines.lake.loader import LoadResult, SourceFile, load_file
-from pipelines.lake.pending import add_pending
 from pipelines.lake.state import FileLoadState
 from pipelines.settings import Settings
 from pipelines.sources.manifest import all_landed, read_landed, write_landed
-from pipelines.warehouse.db import writer
-from pipelines.warehouse.views import refresh_views
 
 
 class NotInCatalogError(LookupError):
@@ -49,18 +48,18 @@ class FamilyLoad:
     results: list[LoadResult] = field(default_factory=list)
     errors: list[LoadError] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)  # partitions written or removed
-    pending: set[str] = field(default_factory=set)  # partitions now waiting for dbt
+    pending: set[str] = field(default_factory=set)  # partitions now waiting for dbt (set by load_family)
 
 
-def load_family(
+def load_family_files(
     settings: Settings,
     family_key: str,
     log: Callable[[str], None] | None = None,
     partitions: Collection[str] | None = None,
 ) -> FamilyLoad:
-    """Load every landed file of the family (with ``partitions``: the utilization files in those file
-    partitions; a file that cannot be loaded is kept as an error and the others go on), then refresh its
-    ``raw``/``quarantine`` views and record the changed lake partitions for dbt. ``log`` gets a line per file."""
+    """Load every landed file of the family into the lake (with ``partitions``: the utilization files in
+    those file partitions; a file that cannot be loaded is kept as an error and the others go on); the
+    result names the lake partitions written or removed. ``log`` gets a line per file."""
     say = log or (lambda _msg: None)
     out = FamilyLoad()
     for src in landed_sources(settings, family_key, partitions):
@@ -102,9 +101,6 @@ def load_family(
         say(f"{st.mirror_path}: {st.loaded:,} rows, {st.rejected:,} rejected ({verb})")
         out.results.append(result)
     out.changed = sorted({k for r in out.results if r.swap for k in (*r.swap.written, *r.swap.removed)})
-    with writer(settings) as con:
-        refresh_views(con, settings, [family_key])
-        out.pending = add_pending(settings, family_key, out.changed)
     return out
 
 

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.atomic_write import replacing
 from pipelines.families.partition_keys import partition_sql
 from pipelines.families.registry import family
 from pipelines.families.schemas import FileSchema
 from pipelines.families.upstream import UpstreamFile
 from pipelines.lake import csv_sql as q
 from pipelines.lake.append import appended_at, merge_partitions, write_tail
-from pipelines.lake.atomic import replacing
 from pipelines.lake.dialect import prepare
 from pipelines.lake.header import DiskFullError, LoadError, check_header, engine_error, read_header
 from pipelines.lake.relation import PARTITION_DIR_PREFIX, partitioned_scan

@@ -12,8 +12,8 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from pipelines.atomic_write import write_json
 from pipelines.families.registry import all_families, family
-from pipelines.lake.atomic import write_json
 from pipelines.settings import Settings
 
 

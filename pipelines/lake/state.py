@@ -15,7 +15,7 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pipelines.lake.atomic import write_json
+from pipelines.atomic_write import write_json
 from pipelines.lake.relation import PARTITION_COLUMN, PARTITION_DIR_PREFIX, ident
 from pipelines.settings import Settings
 

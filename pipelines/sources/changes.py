@@ -14,18 +14,20 @@ from pipelines.settings import Settings
 from pipelines.sources.http_download import HttpOptions
 from pipelines.sources.landing import list_utilization
 from pipelines.sources.manifest import read_landed
-from pipelines.sources.trace_source import UpstreamChange, trace_source
+from pipelines.sources.trace_source import TraceSource, UpstreamChange
 
 __all__ = ["UpstreamChange", "detect_changes"]
 
 HEAD_TIMEOUT_S = 30
 
 
-def detect_changes(settings: Settings, families: list[str] | None = None) -> list[UpstreamChange]:
-    """Every upstream file of ``families`` (default: all) that differs from what was landed."""
-    source = trace_source(settings)
+def detect_changes(
+    settings: Settings, families: list[str] | None = None, *, source: TraceSource
+) -> list[UpstreamChange]:
+    """Every upstream file of ``families`` (default: all) that differs in ``source`` (the one the settings
+    name: :func:`pipelines.sample.source.trace_source`) from what was landed."""
     keys = families or family_keys()
-    files = files_for(keys, list_utilization(settings) if needs_listing(keys) else [])
+    files = files_for(keys, list_utilization(settings, source=source) if needs_listing(keys) else [])
     client = source.client(HttpOptions(timeout=HEAD_TIMEOUT_S))
     try:
         found = (source.change(f, read_landed(settings, f.mirror_path), client) for f in files)

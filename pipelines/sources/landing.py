@@ -1,8 +1,8 @@
 """Landing: bring upstream files into ``$WAREHOUSE_DIR/landing/<mirror path>`` — one code path, three modes.
 
 The modes are :class:`~pipelines.sources.trace_source.TraceSource` subclasses (sample, mirror, remote);
-this module runs a landing with whichever the settings name. An unchanged file is not copied or
-downloaded again (``changed=False``).
+this module runs a landing with the one it is given (:func:`pipelines.sample.source.trace_source` gives the
+one the settings name). An unchanged file is not copied or downloaded again (``changed=False``).
 
 Every mode verifies before a file appears in ``landing/``: a Git LFS pointer is refused; a file the
 mirror's ``MANIFEST.json`` lists must have its bytes and sha256; in ``remote`` mode a file it does not list
@@ -27,7 +27,7 @@ from pipelines.settings import Settings
 from pipelines.sources import mirror_manifest as mm
 from pipelines.sources.http_download import DownloadError, HttpOptions
 from pipelines.sources.manifest import LandedFile, read_landed, write_landed
-from pipelines.sources.trace_source import FetchError, Landing, Progress, TraceSource, trace_source
+from pipelines.sources.trace_source import FetchError, Landing, Progress, TraceSource
 
 __all__ = ["FetchError", "LandingResult", "land_files", "list_utilization"]
 
@@ -51,13 +51,13 @@ def _error(settings: Settings, mirror_path: str, location: str, reason: str) -> 
 
 
 def list_utilization(
-    settings: Settings, progress: Progress | None = None, *, source: TraceSource | None = None
+    settings: Settings, progress: Progress | None = None, *, source: TraceSource
 ) -> list[str]:
     """Repo paths (``data/utilization/...``) of every file under the utilization folder, sorted: the
     HuggingFace listing (remote) or a walk of the mirror's utilization folder (empty when it has none).
     Feed the result to ``registry.files_for``."""
     try:
-        return (source or trace_source(settings)).list_utilization(progress)
+        return source.list_utilization(progress)
     except FetchError as exc:
         raise _error(settings, exc.mirror_path, exc.location, exc.reason) from None
 
@@ -67,15 +67,13 @@ def land_files(
     files: Sequence[UpstreamFile],
     progress: Progress | None = None,
     *,
+    source: TraceSource,
     options: HttpOptions | None = None,
-    source: TraceSource | None = None,
 ) -> LandingResult:
-    """Land each of ``files`` at ``settings.landing_dir / mirror_path`` from ``source`` (default: the one
-    the settings name); see the module docstring. ``options`` tunes the HTTP retries and timeouts of
-    ``remote`` mode.
+    """Land each of ``files`` at ``settings.landing_dir / mirror_path`` from ``source``; see the module
+    docstring. ``options`` tunes the HTTP retries and timeouts of ``remote`` mode.
     """
     options = options or HttpOptions()
-    source = source or trace_source(settings)
     result = LandingResult()
     try:
         source.prepare(progress)

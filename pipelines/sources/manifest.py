@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from pipelines.atomic_write import write_json
 from pipelines.families.upstream import UpstreamFile
-from pipelines.lake.atomic import write_json
 from pipelines.settings import Settings
 from pipelines.sources import mirror_manifest as mm
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pipelines.lake.atomic import write_json
+from pipelines.atomic_write import write_json
 
 Origin = Literal["real", "synthetic", "mixed"]
 MANIFEST_NAME = "MANIFEST.json"

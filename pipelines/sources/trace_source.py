@@ -3,7 +3,9 @@
 - :class:`MirrorSource` (``mirror``): verify ``TRACE_MIRROR_DIR/<mirror path>`` in place and land it as a link
   to it (no copy: the mirror already is a local file); a file whose size and mtime match what the landing
   manifest recorded (and whose link is intact) is not verified again.
-- :class:`SampleSource` (``sample``): the generated mirror, created on first use, then as ``mirror``.
+- ``SampleSource`` (``sample``): the generated mirror, created on first use, then as ``mirror``; it lives with
+  the generator, in :mod:`pipelines.sample.source`, as does :func:`~pipelines.sample.source.trace_source`
+  (the source the settings name).
 - :class:`RemoteSource` (``remote``): GitHub raw, GitHub releases and HuggingFace
   (``UpstreamFile.url``), downloaded with :mod:`pipelines.sources.http_download` — resumable, retried, and
   conditional on the recorded ETag.
@@ -194,18 +196,6 @@ class MirrorSource(TraceSource):
         return None
 
 
-class SampleSource(MirrorSource):
-    def prepare(self, progress: Progress | None = None) -> None:
-        """Generate the sample mirror unless its ``MANIFEST.json`` exists."""
-        if (self.root / mm.MANIFEST_NAME).is_file():
-            return
-        from pipelines.sample import generate_sample
-
-        if progress is not None:
-            progress(f"generating the sample mirror in {self.root}")
-        generate_sample(self.root, progress=progress)
-
-
 class RemoteSource(TraceSource):
     def client(self, options: HttpOptions) -> httpx.Client | None:
         from pipelines.sources.http_download import make_client
@@ -320,15 +310,3 @@ def _reporter(run: Landing, file: UpstreamFile) -> Callable[[int, int | None], N
         run.say(f"downloading {file.mirror_path}: {done}{of} bytes{pct}")
 
     return report
-
-
-SOURCES: dict[str, type[TraceSource]] = {
-    "mirror": MirrorSource,
-    "sample": SampleSource,
-    "remote": RemoteSource,
-}
-
-
-def trace_source(settings: Settings) -> TraceSource:
-    """The source ``settings.source`` names."""
-    return SOURCES[settings.source](settings)

@@ -3,14 +3,14 @@
 dbt on Spark writes each table model, incremental model and seed as Parquet under the Spark warehouse
 (``$WAREHOUSE_DIR/spark/warehouse/<schema>.db/<table>/``, partitioned facts in ``_partition=<key>/``
 folders). After a Spark build, :func:`publish_duckdb_views` replaces the same-named relations in
-``trace.duckdb`` by views over those files, so readers query ``marts.fct_job`` whichever engine built it;
-``meta.dbt_engine`` says which one did. Spark views (staging, the per-row intermediates) are SQL, not
+``trace.duckdb`` by views over those files, so readers query ``marts.fct_job`` whichever engine built it
+(:mod:`pipelines.warehouse.spark_views` calls it with the writer after a Spark build, and records in
+``meta.dbt_engine`` which engine built them). Spark views (staging, the per-row intermediates) are SQL, not
 data: DuckDB keeps its own views of the same models (same SQL, same raw files) if a DuckDB build made them.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +21,10 @@ from pipelines.lake.relation import (
     PARTITION_DIR_PREFIX,
     empty_select,
     ident,
-    lit,
     parquet_scan,
     partitioned_scan,
 )
-from pipelines.settings import Settings, load_settings
+from pipelines.settings import Settings
 
 VIEW_SCHEMAS = ("raw", "quarantine")  # Spark views over the lake: DuckDB has its own
 
@@ -92,7 +91,7 @@ def publish_duckdb_views(
     """Replace ``<schema>.<table>`` in ``con`` by a view over each Spark table's Parquet; return the names.
 
     A partitioned table without rows has no files: its view is an empty relation typed from the model's
-    contract when the manifest has one, else it is left out. Call it under the warehouse writer lock.
+    contract when the manifest has one, else it is left out. Call it with the warehouse's writer connection.
     """
     contracts = _contract_columns(manifest)
     published = []
@@ -108,19 +107,7 @@ def publish_duckdb_views(
         _drop_relation(con, table.schema, table.name)
         con.execute(f"create view {name} as {body}")
         published.append(f"{table.schema}.{table.name}")
-    record_engine(con, "spark", spark_warehouse_dir(settings))
     return published
-
-
-def record_engine(con: duckdb.DuckDBPyConnection, engine: str, location: Path | None = None) -> None:
-    """``meta.dbt_engine``: which engine built the dbt models that ``trace.duckdb`` shows, and when."""
-    now = dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="seconds")
-    con.execute("create schema if not exists meta")
-    con.execute(
-        "create or replace view meta.dbt_engine as select "
-        f"{lit(engine)} as engine, cast({lit(now)} as timestamp) as built_at_utc, "
-        f"cast({lit(str(location)) if location else 'null'} as varchar) as tables_location"
-    )
 
 
 def _drop_relation(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> None:
@@ -146,22 +133,3 @@ def read_spark_table(settings: Settings, schema: str, name: str) -> tuple[Sequen
 
 def table_names(tables: Iterable[SparkTable]) -> list[str]:
     return [f"{t.schema}.{t.name}" for t in tables]
-
-
-def main() -> int:
-    """``python -m pipelines.spark.tables``: publish the views after a bare ``dbt build --target spark``."""
-    import sys
-
-    from pipelines.warehouse.db import writer
-
-    settings = load_settings()
-    with writer(settings) as con:
-        names = publish_duckdb_views(con, settings)
-    print(
-        f"{settings.duckdb_path}: {len(names)} view(s) over {spark_warehouse_dir(settings)}", file=sys.stderr
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

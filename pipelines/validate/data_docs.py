@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock
 
 from expectations.rules import Rule
-from pipelines.lake.atomic import write_json
+from pipelines.atomic_write import write_json
 from pipelines.settings import Settings
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pipelines.atomic_write import replacing
 from pipelines.lake import quarantine
-from pipelines.lake.atomic import replacing
 from pipelines.lake.relation import PARTITION_COLUMN, ident, lit
 from pipelines.settings import Settings
 from pipelines.validate.findings import Findings, violating_rows_sql

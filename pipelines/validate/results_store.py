@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pipelines.lake.atomic import write_json
+from pipelines.atomic_write import write_json
 from pipelines.settings import Settings
 
 FORMAT = 1  # bump when the meaning of stored counts changes: every stored result is then recomputed

@@ -30,7 +30,7 @@ from pathlib import Path
 import duckdb
 from filelock import FileLock, Timeout
 
-from pipelines.lake.atomic import replacing, write_bytes
+from pipelines.atomic_write import replacing, write_bytes
 from pipelines.settings import Settings
 
 WRITER_WAIT_S = 60.0  # how long a writer waits for readers of the live file to close it

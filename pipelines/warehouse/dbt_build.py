@@ -29,6 +29,8 @@ from pipelines.settings import (
     load_settings,
 )
 from pipelines.warehouse.db import writer, writer_lock
+from pipelines.warehouse.spark_views import publish_spark_build
+from pipelines.warehouse.views import record_engine
 
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
 SPARK_THRIFT_TARGET = "spark_thrift"
@@ -98,14 +100,12 @@ def build_lock(settings: Settings, target: str) -> AbstractContextManager[None]:
 
 def after_build(settings: Settings, target: str, manifest_path: Path) -> list[str]:
     """Make ``trace.duckdb`` show this build: views over a Spark build's tables, and ``meta.dbt_engine``."""
-    from pipelines.spark.tables import publish_duckdb_views, record_engine
-
     with writer(settings) as con:
         if target == "duckdb":
             record_engine(con, "duckdb", settings.duckdb_path)
             return []
         manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else None
-        return publish_duckdb_views(con, settings, manifest)
+        return publish_spark_build(con, settings, manifest)
 
 
 def lineage_select(families: Iterable[str]) -> list[str]:

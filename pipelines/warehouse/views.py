@@ -5,7 +5,8 @@
 - ``quarantine.<family>``: the rows validation quarantined (an empty typed relation before any);
 - ``raw.load_rejects``: every rejected line of every file;
 - ``meta.landed_files`` / ``meta.file_loads``: the landing manifest and the per-file load states;
-- ``analysis.<table>`` over a single Parquet file a Python step wrote (the fits of ``pipelines/analysis``).
+- ``analysis.<table>`` over a single Parquet file a Python step wrote (the fits of ``pipelines/analysis``);
+- ``meta.dbt_engine``: which engine built the dbt models ``trace.duckdb`` shows (:func:`record_engine`).
 
 The views hold no data: refreshing them is cheap, so a writer refreshes every view of the families it
 touched (call under :func:`pipelines.warehouse.db.writer`). A view whose body is unchanged (its SQL's hash
@@ -17,6 +18,7 @@ untouched and the writer does not copy it to the reader snapshot again. dbt's ``
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -86,6 +88,17 @@ def refresh_file_views(con: duckdb.DuckDBPyConnection, schema: str, files: Mappi
     current = _view_hashes(con, (schema,))
     for name, path in files.items():
         _view(con, current, schema, name, f"select * from {parquet_scan(path, hive=False)}")
+
+
+def record_engine(con: duckdb.DuckDBPyConnection, engine: str, location: Path | None = None) -> None:
+    """``meta.dbt_engine``: which engine built the dbt models that ``trace.duckdb`` shows, and when."""
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="seconds")
+    con.execute("create schema if not exists meta")
+    con.execute(
+        "create or replace view meta.dbt_engine as select "
+        f"{lit(engine)} as engine, cast({lit(now)} as timestamp) as built_at_utc, "
+        f"cast({lit(str(location)) if location else 'null'} as varchar) as tables_location"
+    )
 
 
 def _view_hashes(

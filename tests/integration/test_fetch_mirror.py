@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lake.family_load import load_family
+from pipelines.sample.source import trace_source
 from pipelines.settings import Settings, load_settings
 from pipelines.sources import mirror_manifest as mm
 from pipelines.sources.landing import LandingResult, land_files, list_utilization
 from pipelines.sources.manifest import all_landed, read_landed
+from pipelines.warehouse.raw_load import load_family
 from tests.support.mirror_server import (
     BURSTGPT_1,
     GPU_UTIL,
@@ -53,7 +54,7 @@ def settings(mirror: tuple[Path, dict[str, bytes]], tmp_path: Path) -> Settings:
 
 
 def land(settings: Settings, paths: list[str]) -> LandingResult:
-    return land_files(settings, upstream_files(paths))
+    return land_files(settings, upstream_files(paths), source=trace_source(settings))
 
 
 def test_copies_every_file_and_writes_one_manifest_document_each(
@@ -61,7 +62,9 @@ def test_copies_every_file_and_writes_one_manifest_document_each(
 ) -> None:
     root, files = mirror
     messages: list[str] = []
-    result = land_files(settings, upstream_files(LANDABLE), progress=messages.append)
+    result = land_files(
+        settings, upstream_files(LANDABLE), progress=messages.append, source=trace_source(settings)
+    )
     assert result.ok, result.errors
     assert len(messages) == len(LANDABLE)
     for landed in result.landed:
@@ -228,7 +231,9 @@ def test_a_broken_mirror_manifest_fails_every_file_clearly(
 def test_list_utilization_walks_the_mirror(settings: Settings) -> None:
     hf = "huggingface/datasets/Qinghao/AcmeTrace/"
     expected = [GPU_UTIL, GPU_UTIL_PIECE, *NODE_CPU_PIECES, ODD_METRIC, IPMI]
-    assert list_utilization(settings) == sorted(p.removeprefix(hf) for p in expected)
+    assert list_utilization(settings, source=trace_source(settings)) == sorted(
+        p.removeprefix(hf) for p in expected
+    )
 
 
 def test_list_utilization_of_a_mirror_without_utilization_is_empty(tmp_path: Path) -> None:
@@ -237,7 +242,7 @@ def test_list_utilization_of_a_mirror_without_utilization_is_empty(tmp_path: Pat
     settings = load_settings(
         {"TRACE_SOURCE": "mirror", "TRACE_MIRROR_DIR": str(root), "WAREHOUSE_DIR": str(tmp_path / "wh")}
     )
-    assert list_utilization(settings) == []
+    assert list_utilization(settings, source=trace_source(settings)) == []
 
 
 def test_sample_mode_generates_the_mirror_once_then_lands_from_it(

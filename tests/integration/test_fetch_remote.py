@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.families.upstream import discover_utilization
+from pipelines.sample.source import trace_source
 from pipelines.settings import PROJECT_ROOT, Settings, load_settings
 from pipelines.sources import mirror_manifest as mm
 from pipelines.sources.http_download import HttpOptions
@@ -82,7 +83,7 @@ def settings(server: MirrorServer, tmp_path: Path) -> Settings:
 
 
 def land(settings: Settings, paths: list[str], options: HttpOptions = FAST, **kw: object) -> LandingResult:
-    return land_files(settings, upstream_files(paths), options=options, **kw)  # type: ignore[arg-type]
+    return land_files(settings, upstream_files(paths), source=trace_source(settings), options=options, **kw)  # type: ignore[arg-type]
 
 
 def data_requests(server: MirrorServer, method: str | None = None) -> list[str]:
@@ -356,7 +357,7 @@ def test_hf_listing_discovers_utilization_files_and_one_downloads(
     settings: Settings, server: MirrorServer, mirror: tuple[Path, dict[str, bytes]]
 ) -> None:
     server.tree_page_size = 3  # force huggingface_hub to follow the Link header
-    listing = list_utilization(settings)
+    listing = list_utilization(settings, source=trace_source(settings))
     hf = "huggingface/datasets/Qinghao/AcmeTrace/"
     expected = [GPU_UTIL, GPU_UTIL_PIECE, *NODE_CPU_PIECES, ODD_METRIC, IPMI]
     assert listing == sorted(p.removeprefix(hf) for p in expected)
@@ -366,7 +367,7 @@ def test_hf_listing_discovers_utilization_files_and_one_downloads(
     assert [f.mirror_path for f in found.files] == [GPU_UTIL, *NODE_CPU_PIECES, ODD_METRIC]
     assert [p for p, _ in found.skipped] == [GPU_UTIL_PIECE.removeprefix(hf)]
     assert [f.documented for f in found.files] == [True, True, True, False]
-    result = land_files(settings, [found.files[0]], options=FAST)
+    result = land_files(settings, [found.files[0]], source=trace_source(settings), options=FAST)
     assert result.ok, result.errors
     (landed,) = result.landed
     assert landed.revision == server.commit and landed.sha256 == sha(mirror[1][GPU_UTIL])
@@ -400,7 +401,7 @@ def test_hf_token_is_sent_as_a_header_and_never_shown(
     messages: list[str] = []
     server.not_found(url_path(HELIOS))
     server.fail_times(url_path(GPU_UTIL), 500, 1)
-    list_utilization(settings)
+    list_utilization(settings, source=trace_source(settings))
     result = land(settings, [KALOS_JOBS, GPU_UTIL, HELIOS], progress=messages.append)
     assert len(result.errors) == 1
     hf_requests = [r for r in server.requests if r.path.startswith(("/api/", RESOLVE))]
@@ -418,7 +419,7 @@ def test_hf_listing_failure_is_a_clear_error_without_the_token(
 ) -> None:
     server.not_found("/api/datasets/Qinghao/AcmeTrace/tree/main/data/utilization")
     with pytest.raises(FetchError) as caught:
-        list_utilization(settings)
+        list_utilization(settings, source=trace_source(settings))
     message = str(caught.value)
     assert "huggingface/datasets/Qinghao/AcmeTrace/data/utilization/" in message
     assert f"{server.url}/api/datasets/Qinghao/AcmeTrace/tree/main/data/utilization" in message

@@ -18,11 +18,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.lake.family_load import load_family
 from pipelines.lake.header import DiskFullError
 from pipelines.lake.state import partition_dir, read_state, rejects_path
+from pipelines.sample.source import trace_source
 from pipelines.settings import Settings, load_settings
 from pipelines.sources.landing import land_files
+from pipelines.warehouse.raw_load import load_family
 from tests.support.mirror_server import GPU_UTIL, SEREN_JOBS, upstream_files, write_mirror, write_tiny_mirror
 
 CASES = {
@@ -73,7 +74,7 @@ def _landed(tmp_path: Path, warehouse: Path, mirror_path: str) -> tuple[Settings
     files = write_tiny_mirror(root)
     env = {"TRACE_SOURCE": "mirror", "TRACE_MIRROR_DIR": str(root), "WAREHOUSE_DIR": str(warehouse)}
     settings = load_settings(env)
-    assert land_files(settings, upstream_files([mirror_path])).ok
+    assert land_files(settings, upstream_files([mirror_path]), source=trace_source(settings)).ok
     return settings, root, files
 
 
@@ -89,7 +90,7 @@ def test_disk_full_while_partitions_are_written_keeps_the_old_files(tmp_path: Pa
         changed = files[mirror_path].replace(old_text, new_text)
         assert changed != files[mirror_path]
         write_mirror(root, {**files, mirror_path: changed})
-        assert land_files(settings, upstream_files([mirror_path])).ok
+        assert land_files(settings, upstream_files([mirror_path]), source=trace_source(settings)).ok
         filler = _fill(disk)
         with pytest.raises(DiskFullError) as raised:
             load_family(settings, family)

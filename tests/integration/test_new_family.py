@@ -1,6 +1,7 @@
 """Adding a file family touches the registry, its suite (and, for dbt, its staging model) only: a throwaway
 family goes registry → landing (mirror) → load → validation → ``raw.*`` and ``quarantine.*`` views, with
-no other module edited — the only change here is one more entry in ``registry.FAMILIES``."""
+no other module edited — the only changes here are one more entry in ``registry.FAMILIES`` and its suite in
+``expectations.SUITES``."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ from pathlib import Path
 import duckdb
 import pytest
 
+import expectations
 from expectations.rules import Rule, Suite, between, table_columns
 from pipelines.families import registry
 from pipelines.families.schemas import Column, FileSchema
 from pipelines.families.upstream import UpstreamFile
-from pipelines.lake.family_load import load_family
+from pipelines.sample.source import trace_source
 from pipelines.settings import load_settings
 from pipelines.sources.landing import land_files
 from pipelines.validate.validation import validate_family
 from pipelines.warehouse.db import writer
+from pipelines.warehouse.raw_load import load_family
 from pipelines.warehouse.views import refresh_views
 
 KEY = "acme__toy_jobs"
@@ -39,7 +42,7 @@ SUITE = Suite(
 )
 TOY = registry.Family(
     "acme", "toy_jobs", "jobs", "none", "A throwaway family for this test.", SCHEMA,
-    f"{__name__}:SUITE", (UpstreamFile(KEY, "github_raw", "data/toy/toy_jobs.csv"),),
+    (UpstreamFile(KEY, "github_raw", "data/toy/toy_jobs.csv"),),
 )  # fmt: skip
 CSV = "id,user,gpus\n1,ann,8\n2,bob,-1\nthree,cy,2\n4,dee,0\n"
 
@@ -48,6 +51,7 @@ def test_a_new_family_needs_only_its_registry_entry_and_suite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(registry, "FAMILIES", (*registry.FAMILIES, TOY))
+    monkeypatch.setattr(expectations, "SUITES", (*expectations.SUITES, SUITE))
     mirror = tmp_path / "mirror"
     (mirror / TOY.files[0].mirror_path).parent.mkdir(parents=True)
     (mirror / TOY.files[0].mirror_path).write_text(CSV)
@@ -55,7 +59,7 @@ def test_a_new_family_needs_only_its_registry_entry_and_suite(
         {"WAREHOUSE_DIR": str(tmp_path / "wh"), "TRACE_SOURCE": "mirror", "TRACE_MIRROR_DIR": str(mirror)}
     )
 
-    landed = land_files(settings, registry.files_for([KEY]))
+    landed = land_files(settings, registry.files_for([KEY]), source=trace_source(settings))
     assert landed.ok and [f.family for f in landed.landed] == [KEY]
     loaded = load_family(settings, KEY)
     assert not loaded.errors

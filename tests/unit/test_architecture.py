@@ -1,5 +1,9 @@
 """The layering the code promises (docs/pages/architecture.md), read from the source with ``ast``:
 
+- the packages are stacked in ``LAYERS``, bottom first, in the order the data flows: a module imports only
+  modules of lower layers, or of its own folder (or itself, for a top-level module) — never a later layer,
+  nor another folder or module of its own layer; every module of the packages is in exactly one entry of one
+  layer (a new folder or top-level module fails until it is placed). Imports inside functions count;
 - only ``pipelines/defs/``, ``pipelines/definitions.py``, ``pipelines/run.py`` and ``pipelines/cli.py``
   import Dagster (``dagster``, ``dagster_dbt``, …): the library under them runs without it;
 - no import cycle among the project's modules, counting imports inside functions (a cycle hidden by a
@@ -20,6 +24,29 @@ import pytest
 from pipelines.settings import PROJECT_ROOT
 
 PACKAGES = ("pipelines", "expectations")
+
+# The layers of PACKAGES, bottom first. Each entry is a folder (``/`` at the end: every module under it) or a
+# module file; docs/pages/architecture.md says what each holds.
+Layers = tuple[tuple[str, ...], ...]
+LAYERS: Layers = (
+    ("pipelines/__init__.py", "pipelines/settings.py"),
+    # shared helpers: the one atomic file write, the run's progress display, the run's log file
+    ("pipelines/atomic_write.py", "pipelines/progress.py", "pipelines/run_log.py"),
+    ("pipelines/families/",),
+    ("pipelines/sources/",),
+    ("pipelines/sample/",),
+    ("pipelines/lake/",),
+    ("expectations/",),
+    ("pipelines/validate/",),
+    ("pipelines/spark/",),
+    ("pipelines/warehouse/",),
+    ("pipelines/analysis/", "pipelines/report/", "pipelines/export/", "pipelines/docs_server.py"),
+    ("pipelines/status.py",),
+    ("pipelines/defs/",),
+    ("pipelines/definitions.py",),
+    ("pipelines/run.py",),
+    ("pipelines/cli.py",),
+)
 TEST_PACKAGES = ("tests",)
 DAGSTER_ALLOWED = ("pipelines/defs/", "pipelines/definitions.py", "pipelines/run.py", "pipelines/cli.py")
 ENVIRONMENT_ALLOWED = ("pipelines/settings.py",)
@@ -120,6 +147,129 @@ def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
 
 def relative(path: Path) -> str:
     return path.relative_to(PROJECT_ROOT).as_posix()
+
+
+def layer_violations(root: Path, layers: Layers, packages: Collection[str] | None = None) -> list[str]:
+    """What breaks the layer order ``layers`` in the modules of ``packages`` under ``root`` (default: the
+    packages the entries name), as sorted lines: an entry that names no module; a module in no entry, or in
+    several; and each import of a project module (at any depth of the file, relative ones resolved) whose
+    target is in a later layer, or in another entry of the importer's own layer."""
+    packages = sorted(packages or {entry.split("/")[0] for layer in layers for entry in layer})
+    modules = project_modules(packages, root)
+    rels = {name: path.relative_to(root).as_posix() for name, path in modules.items()}
+    entries = [(index, entry) for index, layer in enumerate(layers) for entry in layer]
+
+    def holds(entry: str, rel: str) -> bool:
+        return rel == entry or (entry.endswith("/") and rel.startswith(entry))
+
+    found: list[str] = []
+    place: dict[str, tuple[int, str]] = {}  # module → (layer, entry)
+    for name, rel in rels.items():
+        holders = [(index, entry) for index, entry in entries if holds(entry, rel)]
+        if len(holders) == 1:
+            place[name] = holders[0]
+        elif holders:
+            found.append(f"{rel}: in several entries of the layers: {_entries(holders)}")
+        else:
+            parts = rel.split("/")
+            unplaced = f"{parts[0]}/{parts[1]}/" if len(parts) > 2 else rel
+            found.append(f"{unplaced}: in no layer (add it to the layer it belongs to)")
+    found += [
+        f"{entry}: layer {index} names no module"
+        for index, entry in entries
+        if not any(holds(entry, rel) for rel in rels.values())
+    ]
+    for name, (here, unit) in place.items():
+        for target, line in imported_names(modules[name], modules, name):
+            if target not in place or target == name:
+                continue
+            there, other = place[target]
+            if there > here:
+                found.append(
+                    f"{rels[name]}:{line} imports {target}: layer {here} ({unit}) imports the later layer "
+                    f"{there} ({other})"
+                )
+            elif there == here and other != unit:
+                found.append(
+                    f"{rels[name]}:{line} imports {target}: {unit} imports {other}, another entry of its "
+                    f"own layer {here}"
+                )
+    return sorted(set(found))
+
+
+def _entries(holders: list[tuple[int, str]]) -> str:
+    return ", ".join(f"{entry} (layer {index})" for index, entry in holders)
+
+
+def _write_tree(root: Path, files: Mapping[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+TOY_LAYERS: Layers = (
+    ("app/__init__.py", "app/base.py"),
+    ("app/low/",),
+    ("app/mid/", "app/side.py"),
+    ("app/high/",),
+)
+TOY_TREE = {
+    "app/__init__.py": "",
+    "app/base.py": "X = 1\n",
+    "app/low/__init__.py": "",
+    "app/low/a.py": "from app.base import X\n",
+    "app/low/b.py": "from app.low import a\nfrom . import a as again\n",
+    "app/mid/__init__.py": "",
+    "app/mid/m.py": "import app.low.a\nfrom ..low.b import again\n",
+    "app/side.py": "from app import base\n",
+    "app/high/__init__.py": "",
+    "app/high/h.py": "from app.mid import m\nfrom app import side\nimport app.base\n",
+}
+
+
+def test_the_layer_checker_passes_a_tree_whose_imports_all_run_down(tmp_path: Path) -> None:
+    _write_tree(tmp_path, TOY_TREE)
+    assert layer_violations(tmp_path, TOY_LAYERS) == []
+
+
+def test_the_layer_checker_names_a_back_edge_hidden_in_a_function(tmp_path: Path) -> None:
+    _write_tree(tmp_path, {**TOY_TREE, "app/low/b.py": "import os\n\ndef f():\n    from app.high import h\n"})
+    assert layer_violations(tmp_path, TOY_LAYERS) == [
+        "app/low/b.py:4 imports app.high.h: layer 1 (app/low/) imports the later layer 3 (app/high/)"
+    ]
+
+
+def test_the_layer_checker_resolves_a_relative_back_edge(tmp_path: Path) -> None:
+    _write_tree(tmp_path, {**TOY_TREE, "app/mid/m.py": "from ..high import h\n"})
+    assert layer_violations(tmp_path, TOY_LAYERS) == [
+        "app/mid/m.py:1 imports app.high.h: layer 2 (app/mid/) imports the later layer 3 (app/high/)"
+    ]
+
+
+def test_the_layer_checker_refuses_an_import_within_one_layer_across_its_entries(tmp_path: Path) -> None:
+    _write_tree(tmp_path, {**TOY_TREE, "app/side.py": "from app.mid.m import again\n"})
+    assert layer_violations(tmp_path, TOY_LAYERS) == [
+        "app/side.py:1 imports app.mid.m: app/side.py imports app/mid/, another entry of its own layer 2"
+    ]
+
+
+def test_the_layer_checker_names_what_no_layer_holds(tmp_path: Path) -> None:
+    _write_tree(tmp_path, {**TOY_TREE, "app/new/__init__.py": "", "app/new/n.py": "", "app/loose.py": ""})
+    layers = (*TOY_LAYERS, ("app/gone/",), ("app/low/a.py",))
+    assert layer_violations(tmp_path, layers) == [
+        "app/gone/: layer 4 names no module",
+        "app/loose.py: in no layer (add it to the layer it belongs to)",
+        "app/low/a.py: in several entries of the layers: app/low/ (layer 1), app/low/a.py (layer 5)",
+        "app/new/: in no layer (add it to the layer it belongs to)",
+    ]
+
+
+def test_every_import_runs_down_the_layers() -> None:
+    """Every module of the packages is in one layer of ``LAYERS``, and imports only lower layers or its own
+    folder."""
+    assert sorted({entry.split("/")[0] for layer in LAYERS for entry in layer}) == sorted(PACKAGES)
+    assert layer_violations(PROJECT_ROOT, LAYERS, PACKAGES) == []
 
 
 def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from expectations import suite_for
-from pipelines.families import dbt_sources as generated_sources
+from pipelines.warehouse import dbt_sources as generated_sources
 from pipelines.families.registry import FAMILIES, family, files_for, fixed_files, upstream_file
 from pipelines.lake import quarantine
 from pipelines.settings import PROJECT_ROOT
@@ -17,10 +17,10 @@ DBT_TYPES = {"BIGINT": "bigint", "VARCHAR": "string", "DOUBLE": "double", "TIMES
 
 
 def test_dbt_sources_are_generated_from_the_registry() -> None:
-    """_raw__sources.yml is what ``python -m pipelines.families.dbt_sources`` writes from the registry, the
+    """_raw__sources.yml is what ``python -m pipelines.warehouse.dbt_sources`` writes from the registry, the
     schemas and the suites; the tests below check what it says against them."""
     assert SOURCES_YML.read_text(encoding="utf-8") == generated_sources.render(), (
-        f"{SOURCES_YML.relative_to(PROJECT_ROOT)} differs from what pipelines/families/dbt_sources.py writes: "
+        f"{SOURCES_YML.relative_to(PROJECT_ROOT)} differs from what pipelines/warehouse/dbt_sources.py writes: "
         f"run {generated_sources.COMMAND}"
     )
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from expectations import suite_for
+from expectations import SUITES, suite_for
 from expectations.rules import ROWS_FRAME, STRUCTURAL_RULE, Rule, Suite, between
 from pipelines.families.registry import FAMILIES
 
@@ -18,6 +18,8 @@ SUITE_FAMILIES = sorted(f.key for f in FAMILIES)
 
 
 def test_one_suite_per_family() -> None:
+    """``expectations.SUITES`` and the registry name the same families, each exactly once."""
+    assert sorted(suite.family for suite in SUITES) == SUITE_FAMILIES
     for fam in FAMILIES:
         assert suite_for(fam.key).family == fam.key
 
