@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.lake.parquet_files import concatenate
 from pipelines.lake.relation import PARTITION_DIR_PREFIX, lit
 from pipelines.lake.state import FileLoadState, PartitionState, partition_dir
 from pipelines.settings import Settings
@@ -77,10 +78,11 @@ def merge_partitions(
         (staged,) = folder.glob("*.parquet")
         lake_file = partition_dir(settings, old.family, p.key) / f"{old.stem}.parquet"
         target = folder / ".merged.parquet.tmp"
-        con.execute(
-            f"copy (select * from read_parquet([{lit(str(lake_file))}, {lit(str(staged))}])) "
-            f"to {lit(str(target))} (format parquet, compression zstd)"
-        )
+        if not concatenate([lake_file, staged], target):  # their columns differ: DuckDB unions them
+            con.execute(
+                f"copy (select * from read_parquet([{lit(str(lake_file))}, {lit(str(staged))}])) "
+                f"to {lit(str(target))} (format parquet, compression zstd)"
+            )
         staged.unlink()
         target.rename(folder / "data_0.parquet")
         merged[p.key] = PartitionState(

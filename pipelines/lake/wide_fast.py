@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from pipelines.families.partition_keys import partition_sql
 from pipelines.lake import csv_sql as q
+from pipelines.lake.parquet_files import writer_options
 from pipelines.lake.relation import PARTITION_DIR_PREFIX
 
 # CSV bytes per parsed block (~340 lines of a 2,345-column file). What is in flight — pyarrow's read-ahead,
@@ -168,8 +169,8 @@ class _PartitionWriters:
             folder = self._staging / f"{PARTITION_DIR_PREFIX}{key}"
             folder.mkdir(parents=True, exist_ok=True)
             writer = pq.ParquetWriter(
-                folder / "data_0.parquet", SCHEMA, compression="zstd", write_statistics=["time"],
-                use_dictionary=True, write_batch_size=WRITE_BATCH,
+                folder / "data_0.parquet", SCHEMA, write_statistics=["time"], write_batch_size=WRITE_BATCH,
+                **writer_options(SCHEMA),
             )  # fmt: skip
             self._writers[key] = writer
         writer.write_table(table, row_group_size=PARQUET_ROW_GROUP)

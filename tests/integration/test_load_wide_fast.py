@@ -84,6 +84,16 @@ def _assert_same(exact: Settings, fast: Settings, a: LoadResult, b: LoadResult, 
         assert sorted(map(repr, ta)) == sorted(map(repr, tb))
 
 
+def _delta_encoded(settings: Settings, family: str) -> set[str]:
+    """The columns every lake file of ``family`` stores delta-encoded."""
+    glob = f"{settings.raw_dir / family}/_partition=*/*.parquet"
+    rows = duckdb.sql(
+        f"select path_in_schema, bool_and(encodings like '%DELTA_BINARY_PACKED%') from parquet_metadata('{glob}') "
+        "group by all"
+    ).fetchall()
+    return {column for column, delta in rows if delta}
+
+
 def _compare(tmp_path: Path, up: UpstreamFile, path: Path) -> tuple[LoadResult, LoadResult]:
     exact, fast = _settings(tmp_path / "exact"), _settings(tmp_path / "fast")
     a = _load(exact, up, path, fast=False)
@@ -99,6 +109,8 @@ def test_real_width_file_takes_the_fast_path_with_identical_results(real_width: 
     assert b.parser == "fast"
     assert len(a.state.columns) == 10 and a.state.rejected == 0
     assert a.state.lines == REAL_WIDTH_LINES - 1 and a.state.values == b.state.values > 0
+    # a series' times and line numbers step evenly: the fast path stores them as deltas, not dictionaries
+    assert _delta_encoded(_settings(tmp_path / "fast"), up.family) == {"time", "_row_number"}
 
 
 @pytest.mark.parametrize("name", QUIRKY)
@@ -180,4 +192,5 @@ def test_appended_tail_is_identical(real_width: Path, tmp_path: Path) -> None:
     (exact, a), (fast_settings, b) = results["exact"], results["fast"]
     assert a.mode == b.mode == "append" and b.parser == "fast"
     _assert_same(exact, fast_settings, a, b, up.family)
+    assert _delta_encoded(fast_settings, up.family) == {"time", "_row_number"}  # merged as the load writes
     assert a.state.rejected == 1 and a.state.lines == len(lines) - 1
