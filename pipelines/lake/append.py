@@ -4,8 +4,9 @@ Upstream files grow at the end (a new BurstGPT day, new 15-s utilization samples
 each file's ``size``; when the new file is longer and its first ``size`` bytes hash to the ``sha256`` that
 was loaded (ending with a newline), the loader parses a temp file of the header and the bytes after
 ``size`` with line numbers continuing the file's (``loader._parse_tail``). A partition the new lines fall
-into is rewritten as its lake file followed by the new rows; partition content hashes (count, xor and sum of
-row hashes) add up without reading the old rows. Any other change is parsed whole.
+into is rewritten as its lake file followed by the new rows (streamed, :mod:`pipelines.lake.parquet_files`);
+partition content hashes (count, xor and sum of row hashes) add up without reading the old rows. Any other
+change is parsed whole.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ the file has no rejects.
 
 Values that are the same on every row of a file (cluster, metric, source file, load time, origin) are written
 as one-entry Parquet dictionaries (a run of zeros per row group), ``series`` as a dictionary of the header's
-names, ``time``, its offset and ``_row_number`` as per-block dictionaries of the block's rows: nothing is
-repeated per value in the file but the value itself.
+names, ``time`` and ``_row_number`` delta-encoded (:mod:`pipelines.lake.parquet_files`): nothing is repeated
+per value in the file but the value itself.
 """
 
 from __future__ import annotations
