@@ -33,7 +33,7 @@ $(CURDIR)/.tools/bin/uv:
 # profile from the settings table (pipelines/settings.py), the raw and quarantine dbt sources from the family
 # registry and the suites. `make install` writes them when their inputs changed, `make generated` always.
 PROFILE_INPUTS := pipelines/settings.py pipelines/warehouse/profiles.py
-SOURCES_INPUTS := $(wildcard pipelines/families/*.py) pipelines/lake/quarantine.py $(shell find expectations -name '*.py')
+SOURCES_INPUTS := $(wildcard pipelines/families/*.py) pipelines/warehouse/dbt_sources.py pipelines/lake/quarantine.py $(shell find expectations -name '*.py')
 GENERATED := dbt_project/profiles.yml dbt_project/models/staging/_raw__sources.yml
 
 dbt_project/profiles.yml: $(PROFILE_INPUTS) | .venv/.installed

@@ -7,10 +7,10 @@ import pytest
 import yaml
 
 from expectations import suite_for
-from pipelines.warehouse import dbt_sources as generated_sources
 from pipelines.families.registry import FAMILIES, family, files_for, fixed_files, upstream_file
 from pipelines.lake import quarantine
 from pipelines.settings import PROJECT_ROOT
+from pipelines.warehouse import dbt_sources as generated_sources
 
 SOURCES_YML = generated_sources.SOURCES_PATH
 DBT_TYPES = {"BIGINT": "bigint", "VARCHAR": "string", "DOUBLE": "double", "TIMESTAMP": "timestamp"}
