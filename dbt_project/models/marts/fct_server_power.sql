@@ -1,4 +1,5 @@
--- Grain: one row per IPMI sample line (Seren): whole-server and component power with the server type.
+-- Grain: one row per IPMI sample line (Seren): whole-server and component power with the server type. Its
+-- key is the line's provenance (_source_file, _row_number), tested unique.
 {{ config(**partition_replace_config()) }}
 
 with
@@ -10,7 +11,6 @@ power as (
 
 final as (
     select
-        cast({{ surrogate_key(['_source_file', '_row_number']) }} as {{ dbt.type_string() }}) as power_sample_key,
         cast({{ surrogate_key(['cluster_name']) }} as {{ dbt.type_string() }}) as cluster_key,
         cast({{ surrogate_key(['cluster_name', 'node_id']) }} as {{ dbt.type_string() }}) as node_key,
         {{ date_key('sample_time_utc') }} as sample_date_key,
