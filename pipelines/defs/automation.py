@@ -30,6 +30,7 @@ from pipelines.defs.keys import EXPORT_GROUP, LANDING_GROUP, RAW_GROUP, UPSTREAM
 from pipelines.defs.rebuild import TRIGGER_TAG
 from pipelines.families.registry import all_families, upstream_file
 from pipelines.settings import Settings
+from pipelines.sources.trace_source import TraceSource
 
 AUTOMATION_SENSOR = "refresh_automation"
 UPSTREAM_SENSOR = "upstream_change_sensor"
@@ -148,12 +149,13 @@ def upstream_events(
     f"reported as a materialization of its family's upstream asset, which `{AUTOMATION_SENSOR}` turns into a run.",
 )
 def upstream_change_sensor(
-    context: dg.SensorEvaluationContext, settings: dg.ResourceParam[Settings]
+    context: dg.SensorEvaluationContext,
+    settings: dg.ResourceParam[Settings],
+    trace_source: dg.ResourceParam[TraceSource],
 ) -> dg.SensorResult:
-    from pipelines.sample.source import trace_source
     from pipelines.sources.changes import detect_changes
 
-    changes = detect_changes(settings, source=trace_source(settings))
+    changes = detect_changes(settings, source=trace_source)
     for c in changes:
         context.log.info(f"{c.mirror_path}: {c.reason}")
     events, cursor = upstream_events(changes, json.loads(context.cursor or "{}"))

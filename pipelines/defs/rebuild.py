@@ -32,6 +32,8 @@ from pipelines.settings import Settings
 if TYPE_CHECKING:
     import dagster as dg
 
+    from pipelines.sources.trace_source import UpstreamChange
+
 TRIGGER_TAG = "trace-warehouse/trigger"
 # The triggers whose runs rebuild only what changed (not a user's forced rebuild).
 CHANGES_ONLY_TRIGGERS = frozenset({"automation", "run"})
@@ -97,12 +99,10 @@ def stale_roots(
 
     from pipelines.defs.keys import landing_key, raw_key
     from pipelines.progress import layer_of
-    from pipelines.sample.source import trace_source
-    from pipelines.sources.changes import detect_changes
     from pipelines.warehouse.dbt_build import pending_partitions
 
     roots = keys - built_keys(instance, keys)
-    changed = {change.family for change in detect_changes(settings, source=trace_source(settings))}
+    changed = {change.family for change in upstream_changes(settings)}
     roots |= {landing_key(fam) for fam in changed} & keys
     if not _dbt_built(settings):  # never built on this engine (say, --engine spark)
         roots |= {key for key in keys if layer_of(key.to_user_string()) == "dbt"}
@@ -112,6 +112,14 @@ def stale_roots(
         children = dg.AssetSelection.assets(*waiting_raw).downstream(depth=1, include_self=False)
         roots |= children.resolve(assets, allow_missing=True)
     return roots & keys
+
+
+def upstream_changes(settings: Settings) -> list[UpstreamChange]:
+    """The upstream files that differ from what was landed, in the source the settings name."""
+    from pipelines.sample.source import trace_source
+    from pipelines.sources.changes import detect_changes
+
+    return detect_changes(settings, source=trace_source(settings))
 
 
 def built_keys(instance: dg.DagsterInstance, keys: Iterable[dg.AssetKey]) -> set:
@@ -159,8 +167,6 @@ def graph_unchanged(settings: Settings) -> bool:
     """Whether a changes-only run of the whole graph has nothing to run, decided without Dagster: the stamp of
     :func:`stamp_if_graph_built` matches, dbt built on the engine, no raw partition is pending and no upstream
     file changed (the same facts :func:`stale_roots` reads; the listing and HEAD requests last)."""
-    from pipelines.sample.source import trace_source
-    from pipelines.sources.changes import detect_changes
     from pipelines.warehouse.dbt_build import pending_partitions
 
     stamp = settings.dagster_home / GRAPH_BUILT
@@ -172,5 +178,5 @@ def graph_unchanged(settings: Settings) -> bool:
         recorded == _graph_identity(settings)
         and _dbt_built(settings)
         and not any(pending_partitions(settings).values())
-        and not detect_changes(settings, source=trace_source(settings))
+        and not upstream_changes(settings)
     )
