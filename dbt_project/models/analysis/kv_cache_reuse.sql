@@ -38,52 +38,52 @@ ordered as (
 
 sized as (
     select
+        {%- for b in block_sizes %}
+        cast(ceil(prompt_tokens / {{ b }}.0) as {{ dbt.type_bigint() }}) as n_{{ b }},
+        cast(floor(prompt_tokens / {{ b }}.0) as {{ dbt.type_bigint() }}) as full_{{ b }},
+        {%- endfor %}
         pos,
         session_id,
         prompt_tokens,
         _data_origin
-        {%- for b in block_sizes %},
-        cast(ceil(prompt_tokens / {{ b }}.0) as {{ dbt.type_bigint() }}) as n_{{ b }},
-        cast(floor(prompt_tokens / {{ b }}.0) as {{ dbt.type_bigint() }}) as full_{{ b }}
-        {%- endfor %}
     from ordered
 ),
 
 cumulated as (
     select
-        *
-        {%- for b in block_sizes %},
-        sum(n_{{ b }}) over (order by pos rows between unbounded preceding and current row) as cum_{{ b }}
+        {%- for b in block_sizes %}
+        sum(n_{{ b }}) over (order by pos rows between unbounded preceding and current row) as cum_{{ b }},
         {%- endfor %}
+        *
     from sized
 ),
 
 -- Each session turn beside its previous turn (p): position, blocks, full blocks, running block total.
 turns as (
     select
-        pos,
-        lag(pos) over (partition by session_id order by pos) as prev_pos
-        {%- for b in block_sizes %},
+        {%- for b in block_sizes %}
         n_{{ b }},
         full_{{ b }},
         cum_{{ b }},
         lag(n_{{ b }}) over (partition by session_id order by pos) as prev_n_{{ b }},
         lag(full_{{ b }}) over (partition by session_id order by pos) as prev_full_{{ b }},
-        lag(cum_{{ b }}) over (partition by session_id order by pos) as prev_cum_{{ b }}
+        lag(cum_{{ b }}) over (partition by session_id order by pos) as prev_cum_{{ b }},
         {%- endfor %}
+        pos,
+        lag(pos) over (partition by session_id order by pos) as prev_pos
     from cumulated
     where session_id is not null
 ),
 
 reusing as (
     select
-        pos,
-        prev_pos
-        {%- for b in block_sizes %},
+        {%- for b in block_sizes %}
         prev_n_{{ b }},
         least(prev_full_{{ b }}, full_{{ b }}) as shared_{{ b }},
-        cum_{{ b }} - n_{{ b }} - prev_cum_{{ b }} as between_{{ b }}
+        cum_{{ b }} - n_{{ b }} - prev_cum_{{ b }} as between_{{ b }},
         {%- endfor %}
+        pos,
+        prev_pos
     from turns
     where prev_pos is not null and least(prev_full_{{ block_sizes | min }}, full_{{ block_sizes | min }}) > 0
 ),
@@ -91,13 +91,13 @@ reusing as (
 -- Blocks counted twice in between_b: a turn r strictly between p and t whose own previous turn is too.
 nested as (
     select
-        t.pos
-        {%- for b in block_sizes %},
-        sum(r.shared_{{ b }}) as nested_{{ b }}
+        {%- for b in block_sizes %}
+        sum(r.shared_{{ b }}) as nested_{{ b }},
         {%- endfor %}
+        t.pos
     from reusing as t
     inner join reusing as r
-        on r.prev_pos > t.prev_pos and r.pos < t.pos
+        on t.prev_pos < r.prev_pos and t.pos > r.pos
     group by t.pos
 ),
 
@@ -107,8 +107,11 @@ needs as (
     select
         {{ b }} as block_size_tokens,
         reusing.shared_{{ b }} as shared_blocks,
-        cast(ceil(log2((reusing.prev_n_{{ b }} + reusing.between_{{ b }} - coalesce(nested.nested_{{ b }}, 0))
-            * {{ b }}.0)) as {{ dbt.type_int() }}) as min_log2_tokens
+        cast(
+            ceil(log2(
+                (reusing.prev_n_{{ b }} + reusing.between_{{ b }} - coalesce(nested.nested_{{ b }}, 0)) * {{ b }}.0
+            )) as {{ dbt.type_int() }}
+        ) as min_log2_tokens
     from reusing
     left join nested on reusing.pos = nested.pos
     where reusing.shared_{{ b }} > 0
@@ -129,13 +132,13 @@ hits_by_log2 as (
 
 totals as (
     select
+        {%- for b in block_sizes %}
+        sum(n_{{ b }}) as prompt_blocks_{{ b }},
+        {%- endfor %}
         count(*) as requests,
         {{ count_where("_data_origin = 'real'") }} as real_requests,
         {{ count_where("_data_origin = 'synthetic'") }} as synthetic_requests,
         sum(prompt_tokens) as prompt_tokens
-        {%- for b in block_sizes %},
-        sum(n_{{ b }}) as prompt_blocks_{{ b }}
-        {%- endfor %}
     from sized
 ),
 
@@ -173,7 +176,7 @@ curve as (
     left join hits_by_log2
         on
             cache_sizes.block_size_tokens = hits_by_log2.block_size_tokens
-            and hits_by_log2.min_log2_tokens <= cache_sizes.cache_log2_tokens
+            and cache_sizes.cache_log2_tokens >= hits_by_log2.min_log2_tokens
     group by cache_sizes.block_size_tokens, cache_sizes.cache_log2_tokens, cache_sizes.prompt_blocks
 ),
 
