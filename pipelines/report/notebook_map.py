@@ -56,6 +56,7 @@ NOTEBOOK_FIGURES: tuple[tuple[str, str, str], ...] = (
         "elapsed_by_response_tokens",
         "",
     ),
+    ("beyond the notebook: KV-cache reuse of BurstGPT_3's sessions", "kv_cache_reuse", ""),
 )
 
 

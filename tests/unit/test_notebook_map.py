@@ -20,7 +20,7 @@ def test_every_notebook_mart_is_in_the_map() -> None:
     for name in ("job_duration_cdf_by_type", "job_state_shares_by_type", "gpu_num_by_type",
                  "cluster_occupancy_hourly", "user_gpu_hours", "user_gpu_concentration",
                  "failure_rate_by_gpu_bucket", "tokens_per_hour", "tokens_per_day", "burstgpt_sessions",
-                 "elapsed_by_response_tokens"):  # fmt: skip
+                 "elapsed_by_response_tokens", "kv_cache_reuse"):  # fmt: skip
         assert name in mapped, name
 
 
