@@ -422,7 +422,7 @@ def validate_family(
         result.partitions = _partition_counts(stored, units)
     if changed or evaluated:
         say(
-            f"{family}: validated {len(changed)} of {len(units)} unit(s) (source file × partition) and "
+            f"{family}: validated {len(changed)} of {len(units)} unit(s) (lake files) and "
             f"{len(evaluated)} frame batch(es); the rest unchanged since their stored results"
         )
     if publish_docs and docs is not None and docs.pages:

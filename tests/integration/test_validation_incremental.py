@@ -1,4 +1,5 @@
-"""Validation of what changed: stored results per (source file, partition, content hash, suite version).
+"""Validation of what changed: stored results per lake file (a source file's partition or an appended part),
+content hash and suite version.
 
 Validate, change one partition's rows, validate again: exactly that unit is evaluated (its stored record is
 replaced, the others are the same records), and the outcome follows the change. A suite change (a tolerance)
