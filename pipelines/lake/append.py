@@ -3,10 +3,10 @@
 Upstream files grow at the end (a new BurstGPT day, new 15-s utilization samples). The load state records
 each file's ``size``; when the new file is longer and its first ``size`` bytes hash to the ``sha256`` that
 was loaded (ending with a newline), the loader parses a temp file of the header and the bytes after
-``size`` with line numbers continuing the file's (``loader._parse_tail``). A partition the new lines fall
-into is rewritten as its lake file followed by the new rows (streamed, :mod:`pipelines.lake.parquet_files`);
-partition content hashes (count, xor and sum of row hashes) add up without reading the old rows. Any other
-change is parsed whole.
+``size`` with line numbers continuing the file's (``loader._parse_tail``). The new rows of a partition the
+file already had become a part of it of their own (``<stem>~<n>.parquet``, ``state.py``): what was loaded
+is neither read nor rewritten, and its validation results stay valid. Partition content hashes (count, xor
+and sum of row hashes) add up without reading the old rows. Any other change is parsed whole.
 """
 
 from __future__ import annotations
@@ -15,12 +15,8 @@ import hashlib
 import shutil
 from pathlib import Path
 
-import duckdb
-
-from pipelines.lake.parquet_files import concatenate
-from pipelines.lake.relation import PARTITION_DIR_PREFIX, lit
-from pipelines.lake.state import FileLoadState, PartitionState, partition_dir
-from pipelines.settings import Settings
+from pipelines.lake.relation import PARTITION_DIR_PREFIX
+from pipelines.lake.state import PART_SEPARATOR, FileLoadState, PartitionState, PartState
 
 _CHUNK = 1 << 20
 
@@ -62,31 +58,21 @@ def merged_hash(a: str, b: str) -> str:
     return f"{n1 + n2}:{x1 ^ x2}:{s1 + s2}"
 
 
-def merge_partitions(
-    con: duckdb.DuckDBPyConnection, settings: Settings, old: FileLoadState, tail: list[PartitionState],
-    staging: Path,
-) -> list[PartitionState]:  # fmt: skip
-    """The file's partitions after its tail (staged under ``staging``, one file per partition): a partition
-    the tail adds rows to is rewritten in staging as its lake file followed by the new rows; the others are
-    kept as they are (``lake.publish`` leaves them untouched)."""
+def add_parts(old: FileLoadState, tail: list[PartitionState], staging: Path) -> list[PartitionState]:
+    """The file's partitions after its tail (staged under ``staging``, one file per partition): the tail's
+    rows of a partition the file already had are renamed in staging to its next part; a new partition is
+    staged whole; the others are kept as they are (``state.publish`` leaves them untouched)."""
     merged = {p.key: p for p in old.partitions}
     for p in tail:
         kept = merged.get(p.key)
         if kept is None:
             merged[p.key] = p
             continue
-        folder = staging / f"{PARTITION_DIR_PREFIX}{p.key}"
-        (staged,) = folder.glob("*.parquet")
-        lake_file = partition_dir(settings, old.family, p.key) / f"{old.stem}.parquet"
-        target = folder / ".merged.parquet.tmp"
-        if not concatenate([lake_file, staged], target):  # their columns differ: DuckDB unions them
-            con.execute(
-                f"copy (select * from read_parquet([{lit(str(lake_file))}, {lit(str(staged))}])) "
-                f"to {lit(str(target))} (format parquet, compression zstd)"
-            )
-        staged.unlink()
-        target.rename(folder / "data_0.parquet")
+        files = kept.files(old.stem)
+        part = PartState(f"{old.stem}{PART_SEPARATOR}{len(files)}.parquet", p.rows, p.content_hash)
+        (staged,) = (staging / f"{PARTITION_DIR_PREFIX}{p.key}").glob("*.parquet")
+        staged.rename(staged.with_name(part.file))
         merged[p.key] = PartitionState(
-            p.key, kept.rows + p.rows, merged_hash(kept.content_hash, p.content_hash)
+            p.key, kept.rows + p.rows, merged_hash(kept.content_hash, p.content_hash), [*files, part]
         )
     return [merged[k] for k in sorted(merged)]

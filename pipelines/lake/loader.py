@@ -26,7 +26,7 @@ from pipelines.families.registry import family
 from pipelines.families.schemas import FileSchema
 from pipelines.families.upstream import UpstreamFile
 from pipelines.lake import csv_sql as q
-from pipelines.lake.append import appended_at, merge_partitions, write_tail
+from pipelines.lake.append import add_parts, appended_at, write_tail
 from pipelines.lake.dialect import prepare
 from pipelines.lake.header import DiskFullError, LoadError, check_header, engine_error, read_header
 from pipelines.lake.relation import PARTITION_DIR_PREFIX, partitioned_scan
@@ -328,11 +328,7 @@ def _parse_tail(
         shutil.rmtree(staging, ignore_errors=True)
         return None
     if tail.written:
-        con = _connect(settings)
-        try:
-            tail.partitions = merge_partitions(con, settings, old, tail.partitions, staging)
-        finally:
-            con.close()
+        tail.partitions = add_parts(old, tail.partitions, staging)
     else:
         tail.partitions = old.partitions
     return tail

@@ -1,4 +1,4 @@
-"""How the lake writes Parquet from Arrow (the fast wide path, merged partitions): zstd; delta encoding for
+"""How the lake writes Parquet from Arrow (the fast wide path): zstd; delta encoding for
 the columns that step from row to row, dictionaries for the rest.
 
 A series' samples follow each other in a partition, so its times step by 15 s and its line numbers by 1:
@@ -8,12 +8,9 @@ of a GPU_UTIL file's bytes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 DELTA_ENCODED = ("time", "_row_number")
 
@@ -33,21 +30,3 @@ def writer_options(schema: pa.Schema) -> dict[str, Any]:
     }
     dictionary = [name for name in schema.names if name not in delta]
     return {"compression": "zstd", "use_dictionary": dictionary, "column_encoding": delta or None}
-
-
-def concatenate(sources: Sequence[Path], target: Path) -> bool:
-    """``target`` = the rows of ``sources`` one after another, streamed row group by row group, in the first
-    file's Arrow types; False (nothing written) when their columns differ or a type does not cast."""
-    files = [pq.ParquetFile(path) for path in sources]
-    schema = files[0].schema_arrow
-    if any(f.schema_arrow.names != schema.names for f in files[1:]):
-        return False
-    try:
-        with pq.ParquetWriter(target, schema, **writer_options(schema)) as writer:
-            for f in files:
-                for group in range(f.num_row_groups):
-                    writer.write_table(f.read_row_group(group).cast(schema))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        target.unlink(missing_ok=True)
-        return False
-    return True

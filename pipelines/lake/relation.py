@@ -12,6 +12,7 @@ from pathlib import Path
 
 PARTITION_COLUMN = "_partition"
 PARTITION_DIR_PREFIX = f"{PARTITION_COLUMN}="
+FILE_COLUMN = "_lake_file"  # the Parquet file a row was read from, when a scan asks for it
 
 
 def lit(value: str) -> str:
@@ -33,12 +34,14 @@ def has_partition_files(folder: Path) -> bool:
     return any(folder.glob(f"{PARTITION_DIR_PREFIX}*/*.parquet"))
 
 
-def parquet_scan(files: Path | Sequence[Path], *, hive: bool = True) -> str:
+def parquet_scan(files: Path | Sequence[Path], *, hive: bool = True, file_column: bool = False) -> str:
     """``read_parquet(...)`` over a glob (one path) or a list of files; with ``hive``, the ``_partition``
-    column comes from the folder names, as text."""
+    column comes from the folder names, as text; with ``file_column``, ``FILE_COLUMN`` names each row's
+    file (as the path was given)."""
     listed = lit(str(files)) if isinstance(files, Path) else "[" + ", ".join(lit(str(f)) for f in files) + "]"
     partitioning = ", hive_partitioning = true, hive_types = {'_partition': 'VARCHAR'}" if hive else ""
-    return f"read_parquet({listed}, union_by_name = true{partitioning})"
+    named = f", filename = {lit(FILE_COLUMN)}" if file_column else ""
+    return f"read_parquet({listed}, union_by_name = true{partitioning}{named})"
 
 
 def partitioned_scan(folder: Path) -> str:

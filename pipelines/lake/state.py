@@ -1,7 +1,9 @@
 """The raw lake on disk: partition files, per-file load state, and the swap that keeps unchanged partitions.
 
-Layout: ``lake/raw/<family>/_partition=<key>/<file stem>.parquet`` — one Parquet file per source file and
-partition, so the three BurstGPT files can share a day and each file is replaced on its own.
+Layout: ``lake/raw/<family>/_partition=<key>/<file stem>.parquet`` — a Parquet file per source file and
+partition, so the three BurstGPT files can share a day and each file is replaced on its own — followed by
+``<file stem>~<n>.parquet`` for each appended tail that added rows to a partition the file already had
+(``append.py``): an append writes only its new rows and never rewrites what was loaded.
 ``lake/rejects/<family>/<file stem>.parquet`` holds that file's rejected lines (written even when empty).
 ``lake/_state/<family>/<file stem>.json`` records what the last load of the file produced: the landed
 sha256, line counts and a content hash per partition. A partition whose hash is unchanged keeps its file
@@ -10,6 +12,7 @@ untouched (byte-identical), so downstream refreshes can target only what changed
 
 from __future__ import annotations
 
+import glob
 import json
 import shutil
 from dataclasses import asdict, dataclass, field
@@ -19,12 +22,33 @@ from pipelines.atomic_write import write_json
 from pipelines.lake.relation import PARTITION_COLUMN, PARTITION_DIR_PREFIX, ident
 from pipelines.settings import Settings
 
+PART_SEPARATOR = "~"  # <stem>~<n>.parquet: the n-th appended part of a partition
+
+
+@dataclass
+class PartState:
+    """One Parquet file of a source file's partition: its name, rows and content hash."""
+
+    file: str
+    rows: int
+    content_hash: str
+
 
 @dataclass
 class PartitionState:
     key: str
     rows: int
-    content_hash: str
+    content_hash: str  # of every part together (``append.merged_hash``)
+    parts: list[PartState] = field(default_factory=list)  # empty: one file, <stem>.parquet
+
+    def files(self, stem: str) -> list[PartState]:
+        """The partition's Parquet files, the first (``<stem>.parquet``) first."""
+        return self.parts or [PartState(f"{stem}.parquet", self.rows, self.content_hash)]
+
+    @classmethod
+    def from_json(cls, doc: dict) -> PartitionState:
+        parts = [PartState(**p) for p in doc.pop("parts", [])]
+        return cls(**doc, parts=parts)
 
 
 @dataclass
@@ -54,7 +78,7 @@ class FileLoadState:
 
     @classmethod
     def from_json(cls, doc: dict) -> FileLoadState:
-        parts = [PartitionState(**p) for p in doc.pop("partitions", [])]
+        parts = [PartitionState.from_json(p) for p in doc.pop("partitions", [])]
         return cls(**doc, partitions=parts)
 
 
@@ -76,6 +100,15 @@ def partition_dir(settings: Settings, family: str, key: str) -> Path:
 
 def rejects_path(settings: Settings, family: str, stem: str) -> Path:
     return settings.rejects_dir / family / f"{stem}.parquet"
+
+
+def partition_files(settings: Settings, state: FileLoadState) -> list[tuple[PartitionState, PartState, Path]]:
+    """Every lake file the recorded load of a source file produced, with its partition and part."""
+    return [
+        (p, part, partition_dir(settings, state.family, p.key) / part.file)
+        for p in state.partitions
+        for part in p.files(state.stem)
+    ]
 
 
 def state_path(settings: Settings, family: str, stem: str) -> Path:
@@ -102,10 +135,7 @@ def write_state(settings: Settings, state: FileLoadState) -> None:
 
 def outputs_present(settings: Settings, state: FileLoadState) -> bool:
     """Whether every file the recorded load produced is still on disk."""
-    parts = all(
-        (partition_dir(settings, state.family, p.key) / f"{state.stem}.parquet").exists()
-        for p in state.partitions
-    )
+    parts = all(path.exists() for _, _, path in partition_files(settings, state))
     return parts and rejects_path(settings, state.family, state.stem).exists()
 
 
@@ -116,7 +146,7 @@ def damaged_outputs(settings: Settings, state: FileLoadState) -> list[str]:
     """The lake files of the recorded load (partitions and rejects) that are missing, or that are not whole
     Parquet files (changed behind the warehouse's back: truncated, cut off, overwritten): each starts and
     ends with ``PAR1``, the footer's length before the last one."""
-    paths = [partition_dir(settings, state.family, p.key) / f"{state.stem}.parquet" for p in state.partitions]
+    paths = [path for _, _, path in partition_files(settings, state)]
     paths.append(rejects_path(settings, state.family, state.stem))
     return [str(p) for p in paths if not _whole_parquet(p)]
 
@@ -154,27 +184,46 @@ def publish(
 ) -> SwapResult:
     """Move staged partition files into the lake; keep files whose content hash did not change.
 
-    ``staging`` holds ``_partition=<key>/*.parquet``, one file each (the loader merges split partitions).
+    ``staging`` holds ``_partition=<key>/*.parquet``, one file each (the loader merges split partitions):
+    ``<stem>~<n>.parquet``, an appended part, joins the partition's files; any other name is the whole
+    partition and replaces them.
     """
     result = SwapResult([], [], [])
     for key, digest in sorted(new.items()):
         target_dir = partition_dir(settings, family, key)
         target = target_dir / f"{stem}.parquet"
-        if old.get(key) == digest and target.exists():
+        staged_files = sorted((staging / f"{PARTITION_DIR_PREFIX}{key}").glob("*.parquet"))
+        # the same content is kept as it is, unless a whole file is staged for a partition held in parts
+        if old.get(key) == digest and target.exists() and not (staged_files and _parts(target_dir, stem)):
             result.unchanged.append(key)
             continue
-        (staged,) = sorted((staging / f"{PARTITION_DIR_PREFIX}{key}").glob("*.parquet"))
+        (staged,) = staged_files
         target_dir.mkdir(parents=True, exist_ok=True)
-        staged.replace(target)
+        if staged.stem.startswith(f"{stem}{PART_SEPARATOR}"):
+            staged.replace(target_dir / staged.name)
+        else:
+            _remove_parts(target_dir, stem)
+            staged.replace(target)
         result.written.append(key)
     for key in sorted(set(old) - set(new)):
         target_dir = partition_dir(settings, family, key)
         (target_dir / f"{stem}.parquet").unlink(missing_ok=True)
+        _remove_parts(target_dir, stem)
         if target_dir.is_dir() and not any(target_dir.iterdir()):
             target_dir.rmdir()
         result.removed.append(key)
     shutil.rmtree(staging, ignore_errors=True)
     return result
+
+
+def _parts(folder: Path, stem: str) -> list[Path]:
+    """The appended parts (``<stem>~<n>.parquet``) of a source file's partition."""
+    return list(folder.glob(f"{glob.escape(stem)}{PART_SEPARATOR}*.parquet"))
+
+
+def _remove_parts(folder: Path, stem: str) -> None:
+    for path in _parts(folder, stem):
+        path.unlink()
 
 
 def remove_file_outputs(settings: Settings, family: str, stem: str) -> None:

@@ -30,10 +30,10 @@ class FrameError(RuntimeError):
     """A frame's query failed; the message names the family, the frame, the batch and the SQL error."""
 
 
-def files_relation(files: Sequence[Path], *, hive: bool = False) -> str:
+def files_relation(files: Sequence[Path], *, hive: bool = False, file_column: bool = False) -> str:
     """A SQL relation over some Parquet files of one family (columns unioned by name; ``hive``: with the
-    ``_partition`` column, as text, taken from the folder names)."""
-    return parquet_scan(list(files), hive=hive)
+    ``_partition`` column, as text, taken from the folder names; ``file_column``: with ``FILE_COLUMN``)."""
+    return parquet_scan(list(files), hive=hive, file_column=file_column)
 
 
 def family_relation(settings: Settings, family: str) -> str | None:
@@ -179,6 +179,7 @@ def frame_sql(
     body = custom.select(src)
     if body is None:
         return None
+    body = src.session.keep(f"frame_rows_{frame}", body)  # a join: computed once, not once per GX query
     derived = derived_columns(rules, frozenset(src.session.columns(f"({body}) as frame")))
     return with_derived(None, f"({body})", derived, src.session.keep, f"lookup_{frame}", src.session.rows)
 

@@ -61,7 +61,9 @@ class FamilyValidation:
     docs_pages: dict[str, str] = field(default_factory=dict)  # GX suite name → file:// URL of its page
     docs_error: str | None = None
     seconds: float = 0.0
-    units_validated: int = 0  # units (source file × partition) validated this run
+    units_validated: int = (
+        0  # units (lake files: a source file's partition or an appended part) validated this run
+    )
     units_reused: int = 0  # units whose stored result still held
     frames_validated: list[str] = field(default_factory=list)  # custom/family frame batches validated
 

@@ -3,7 +3,7 @@
 Every quarantine rule that found rows contributes GX's own query of its violating rows (``Findings.query``),
 with the row key, the partition, the rule name and the offending values as text; DuckDB gathers them in
 one small table of the session's catalog and copies each unit's rows to its file
-(``lake/quarantine/<family>/_partition=<key>/<stem>.parquet``, temp file + rename). No row passes through
+(``lake/quarantine/<family>/_partition=<key>/<unit stem>.parquet``, temp file + rename). No row passes through
 Python, so a rule that quarantines millions of rows still runs in bounded memory.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pipelines.atomic_write import replacing
 from pipelines.lake import quarantine
-from pipelines.lake.relation import PARTITION_COLUMN, ident, lit
+from pipelines.lake.relation import FILE_COLUMN, ident, lit
 from pipelines.settings import Settings
 from pipelines.validate.findings import Findings, violating_rows_sql
 
@@ -32,8 +32,8 @@ def write_units(
     units: Sequence[Unit],
     findings: Sequence[Findings],
 ) -> dict[tuple[str, str], int]:
-    """Replace the quarantine files of ``units``; returns the distinct raw rows quarantined per
-    ``(_source_file, _partition)`` (absent: none)."""
+    """Replace the quarantine files of ``units``; returns the distinct raw rows quarantined per unit file
+    (``Unit.file``; absent: none). The findings' rows carry ``FILE_COLUMN``."""
     for unit in units:
         quarantine.unit_path(settings, family, unit.partition, unit.stem).unlink(missing_ok=True)
     keys = list(quarantine.row_key(family))
@@ -42,27 +42,26 @@ def write_units(
     for found in findings:
         if not found.count or found.query is None:
             continue
-        rows = violating_rows_sql(found, extra=[*keys, PARTITION_COLUMN])
+        rows = violating_rows_sql(found, extra=[*keys, FILE_COLUMN])
         selects.append(
-            f"select {key_cols}, {PARTITION_COLUMN}, {lit(found.rule.name)} as rule, details from ({rows})"
+            f"select {key_cols}, {FILE_COLUMN}, {lit(found.rule.name)} as rule, details from ({rows})"
         )
     if not selects:
         return {}
     session.execute(f"create or replace table {TABLE} as {' union all '.join(selects)}")
-    stems = {(u.source_file, u.partition): u.stem for u in units}
+    by_file = {u.file: u for u in units}
     counts = session.rows(
-        f"select _source_file, {PARTITION_COLUMN}, count(*) as n from "
-        f"(select distinct {key_cols}, {PARTITION_COLUMN} from {TABLE}) group by all"
+        f"select {FILE_COLUMN}, count(*) as n from "
+        f"(select distinct {key_cols}, {FILE_COLUMN} from {TABLE}) group by all"
     )
-    out: dict[tuple[str, str], int] = {}
+    out: dict[str, int] = {}
     for row in counts:
-        unit_key = (str(row["_source_file"]), str(row[PARTITION_COLUMN]))
-        out[unit_key] = int(row["n"])
-        target = quarantine.unit_path(settings, family, unit_key[1], stems[unit_key])
+        unit = by_file[str(row[FILE_COLUMN])]
+        out[unit.file] = int(row["n"])
+        target = quarantine.unit_path(settings, family, unit.partition, unit.stem)
         with replacing(target) as tmp:
             session.execute(
-                f"copy (select {key_cols}, rule, details from {TABLE} "
-                f"where _source_file = {lit(unit_key[0])} and {PARTITION_COLUMN} = {lit(unit_key[1])} "
+                f"copy (select {key_cols}, rule, details from {TABLE} where {FILE_COLUMN} = {lit(unit.file)} "
                 f"order by {key_cols}, rule) to {lit(str(tmp))} (format parquet, compression zstd)"
             )
     session.execute(f"drop table {TABLE}")

@@ -1,7 +1,7 @@
 """Stored validation results, so that only what changed is validated again.
 
-``lake/_validation/<family>.json`` holds one record per unit (source file × partition: the ``schema`` and
-``rows`` frames), per partition for partition-scope frames, and one per family-scope frame. Each record
+``lake/_validation/<family>.json`` holds one record per unit (a lake file: a source file's partition or an
+appended part of it; the ``schema`` and ``rows`` frames), per partition for partition-scope frames, and one per family-scope frame. Each record
 carries the key it was computed from — a hash of the suite version of its frames and the content hashes
 of the units it read (``units.inputs_key``) — and per rule the counts, a few sample rows and breakdown
 counts. A record whose key still matches is reused; anything else is validated again and replaced.

@@ -1,8 +1,9 @@
-"""The units validation results are kept for: one source file's rows in one partition (one Parquet file).
+"""The units validation results are kept for: one Parquet file of the raw lake, a source file's rows in one
+partition (or a part of them an appended tail added, ``lake/state.py``).
 
-The lake already records, per source file, a content hash of every partition it wrote
-(``lake/_state/<family>/<stem>.json``); a unit is that (stem, partition, content hash). A unit whose hash and
-suite version match its stored result is not validated again.
+The lake already records, per source file, the content hash of every file it wrote
+(``lake/_state/<family>/<stem>.json``); a unit is that (file, partition, content hash). A unit whose hash and
+suite version match its stored result is not validated again: a refresh validates only the new parts.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from pathlib import Path
 import duckdb
 
 from pipelines.lake.relation import PARTITION_DIR_PREFIX, lit
-from pipelines.lake.state import family_states, partition_dir
+from pipelines.lake.state import family_states, partition_files
 from pipelines.settings import Settings
 
 
 @dataclass(frozen=True)
 class Unit:
     family: str
-    stem: str
+    stem: str  # of its Parquet file: the source file's stem, ``<stem>~<n>`` for an appended part
     source_file: str  # the ``_source_file`` value of its rows
     partition: str
     content_hash: str
@@ -32,6 +33,11 @@ class Unit:
     @property
     def id(self) -> str:
         return f"{self.partition}/{self.stem}"
+
+    @property
+    def file(self) -> str:
+        """Its path as a scan with ``FILE_COLUMN`` names it."""
+        return str(self.path)
 
 
 def _file_digest(path: Path) -> str:
@@ -55,11 +61,10 @@ def family_units(settings: Settings, family: str) -> list[Unit]:
     """Every unit of ``family`` present in the raw lake, ordered by (partition, stem)."""
     units: dict[Path, Unit] = {}
     for state in family_states(settings, family):
-        for part in state.partitions:
-            path = partition_dir(settings, family, part.key) / f"{state.stem}.parquet"
+        for partition, part, path in partition_files(settings, state):
             if path.exists():
                 units[path] = Unit(
-                    family, state.stem, state.mirror_path, part.key, part.content_hash, part.rows, path
+                    family, path.stem, state.mirror_path, partition.key, part.content_hash, part.rows, path
                 )
     root = settings.raw_dir / family
     for path in root.glob(f"{PARTITION_DIR_PREFIX}*/*.parquet") if root.is_dir() else ():

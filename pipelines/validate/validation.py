@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from expectations import suite_for
 from expectations.rules import FAMILY_FRAME, ROWS_FRAME, SCHEMA_FRAME, Rule, Suite
 from pipelines.lake import quarantine
-from pipelines.lake.relation import PARTITION_COLUMN, ident
+from pipelines.lake.relation import FILE_COLUMN, PARTITION_COLUMN, ident
 from pipelines.settings import Settings
 from pipelines.validate import data_docs, results_store
 from pipelines.validate.data_docs import DocsCollector, index_url
@@ -150,10 +150,12 @@ class _Run:
         return records
 
     def rows(self, units: Sequence[Unit], records: dict[str, Record]) -> None:
-        """The ``rows`` frame over the changed units at once; fills their records and quarantine files."""
+        """The ``rows`` frame over the changed units at once; fills their records and quarantine files. A row
+        names its unit by its Parquet file (``FILE_COLUMN``): a source file's partition may have parts."""
         rules = self.suite.rules_on(ROWS_FRAME)
-        index = (*self.suite.row_index, PARTITION_COLUMN)
-        src = Sources(self.session, self.settings, files_relation([u.path for u in units], hive=True))
+        index = (*self.suite.row_index, PARTITION_COLUMN, FILE_COLUMN)
+        scan = files_relation([u.path for u in units], hive=True, file_column=True)
+        src = Sources(self.session, self.settings, scan)
         label = f"{len(units)} changed unit(s)"
         view = self._view(ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, rules, src, index=index) or "", label)
         findings = (
@@ -161,54 +163,50 @@ class _Run:
             if rules
             else []
         )
-        by = ("_source_file", PARTITION_COLUMN)
         rows_of = self._unit_rows(view, units, findings)
         for found in findings:
             if len(units) > 1:
-                self._split(found, by)
+                self._split(found, (FILE_COLUMN,))
             elif found.count:
-                found.per_key = {(units[0].source_file, units[0].partition): found.count}
+                found.per_key = {(units[0].file,): found.count}
         breakdowns = {r.name: self._breakdown(view, r) for r in rules if r.breakdown}
         quarantining = [f for f in findings if f.rule.kind == "quarantine"]
         quarantined = write_units(self.settings, self.suite.family, self.session, units, quarantining)
         for unit in units:
-            key = (unit.source_file, unit.partition)
+            key = (unit.file,)
             record = records[unit.id]
             for found in findings:
-                mine = [s for s in found.samples if (s.get("_source_file"), s.get(PARTITION_COLUMN)) == key]
-                counts = RuleCounts(found.per_key.get(key, 0), rows_of[key], mine)
-                counts.breakdown = breakdowns.get(found.rule.name, {}).get(key, {})
+                mine = [_without_file(s) for s in found.samples if s.get(FILE_COLUMN) == unit.file]
+                counts = RuleCounts(found.per_key.get(key, 0), rows_of[unit.file], mine)
+                counts.breakdown = breakdowns.get(found.rule.name, {}).get(unit.file, {})
                 record.rules[found.rule.name] = counts
-            record.quarantined = quarantined.get(key, 0)
-            if quarantined.get(key):
+            record.quarantined = quarantined.get(unit.file, 0)
+            if quarantined.get(unit.file):
                 self.log(
-                    f"{self.suite.family}: {unit.id}: {quarantined[key]:,} of {rows_of[key]:,} rows quarantined"
+                    f"{self.suite.family}: {unit.id}: {quarantined[unit.file]:,} of {rows_of[unit.file]:,} rows "
+                    "quarantined"
                 )
 
-    def _unit_rows(
-        self, view: str, units: Sequence[Unit], findings: Sequence[Findings]
-    ) -> dict[tuple[str, str], int]:
-        """Rows per unit: the lake's recorded counts, checked against GX's element count (counted again
-        in the frame when they disagree)."""
-        recorded = {(u.source_file, u.partition): u.rows for u in units}
+    def _unit_rows(self, view: str, units: Sequence[Unit], findings: Sequence[Findings]) -> dict[str, int]:
+        """Rows per unit (by file): the lake's recorded counts, checked against GX's element count (counted
+        again in the frame when they disagree)."""
+        recorded = {u.file: u.rows for u in units}
         total = next((f.evaluated for f in findings if f.error is None), None)
         if total is None or total == sum(recorded.values()):
             return recorded
-        rows = self.session.rows(
-            f"select _source_file, {PARTITION_COLUMN}, count(*) as n from {view} group by all"
-        )
-        counted = {(str(r["_source_file"]), str(r[PARTITION_COLUMN])): int(r["n"]) for r in rows}
+        rows = self.session.rows(f"select {FILE_COLUMN}, count(*) as n from {view} group by all")
+        counted = {str(r[FILE_COLUMN]): int(r["n"]) for r in rows}
         return {key: counted.get(key, 0) for key in recorded}
 
-    def _breakdown(self, view: str, rule: Rule) -> dict[tuple[str, str], dict[str, int]]:
+    def _breakdown(self, view: str, rule: Rule) -> dict[str, dict[str, int]]:
         col = ident(str(rule.breakdown))
         rows = self.session.rows(
-            f"select _source_file, {PARTITION_COLUMN}, coalesce(cast({col} as varchar), '(null)') as v, "
+            f"select {FILE_COLUMN}, coalesce(cast({col} as varchar), '(null)') as v, "
             f"count(*) as n from {view} group by all"
         )
-        out: dict[tuple[str, str], dict[str, int]] = {}
+        out: dict[str, dict[str, int]] = {}
         for r in rows:
-            out.setdefault((str(r["_source_file"]), str(r[PARTITION_COLUMN])), {})[str(r["v"])] = int(r["n"])
+            out.setdefault(str(r[FILE_COLUMN]), {})[str(r["v"])] = int(r["n"])
         return out
 
     # -- custom and family-wide frames --------------------------------------------------------------
@@ -294,6 +292,11 @@ def frame_batches(settings: Settings, suite: Suite, units: Sequence[Unit]) -> li
                 FrameBatch(name, name, inputs_key(frame_version(suite, name), read), (), "whole family")
             )
     return out
+
+
+def _without_file(sample: dict[str, str]) -> dict[str, str]:
+    """A sample row as the Data Docs show it: the lake file it was read from is the unit's, said already."""
+    return {k: v for k, v in sample.items() if k != FILE_COLUMN}
 
 
 def _reusable(record: Record | None, key: str) -> bool:
@@ -419,7 +422,7 @@ def validate_family(
         result.partitions = _partition_counts(stored, units)
     if changed or evaluated:
         say(
-            f"{family}: validated {len(changed)} of {len(units)} unit(s) (source file × partition) and "
+            f"{family}: validated {len(changed)} of {len(units)} unit(s) (lake files) and "
             f"{len(evaluated)} frame batch(es); the rest unchanged since their stored results"
         )
     if publish_docs and docs is not None and docs.pages:

@@ -15,7 +15,7 @@ import pytest
 from pipelines.families.registry import fixed_files
 from pipelines.families.upstream import UpstreamFile, discover_utilization
 from pipelines.lake.loader import LoadResult, SourceFile, load_file
-from pipelines.lake.state import partition_dir, read_state
+from pipelines.lake.state import FileLoadState, partition_dir, read_state
 from pipelines.settings import Settings, load_settings
 from tests.conftest import REAL_DIR
 
@@ -53,26 +53,29 @@ def reject_rows(settings: Settings, family: str) -> list[tuple]:
     ).fetchall()
 
 
-def assert_equals_full_reload(settings: Settings, up: UpstreamFile, path: Path, tmp_path: Path) -> None:
+def assert_equals_full_reload(
+    settings: Settings, up: UpstreamFile, path: Path, tmp_path: Path, name: str = "reloaded"
+) -> None:
     family = up.family
-    other = fresh(tmp_path, "reloaded")
+    other = fresh(tmp_path, name)
     load(other, up, path)
     assert lake_rows(settings, family) == lake_rows(other, family)
     assert reject_rows(settings, family) == reject_rows(other, family)
     mine, theirs = read_state(settings, family, up.stem), read_state(other, family, up.stem)
     assert mine is not None and theirs is not None
-    for field in (
-        "sha256",
-        "lines",
-        "loaded",
-        "rejected",
-        "columns",
-        "partitions",
-        "values",
-        "empty_cells",
-        "size",
-    ):
+    for field in ("sha256", "lines", "loaded", "rejected", "columns", "values", "empty_cells", "size"):
         assert getattr(mine, field) == getattr(theirs, field), field
+    # the same partitions and content; an append's partitions may hold parts where a full load has one file
+    assert partition_totals(mine) == partition_totals(theirs)
+    for p in mine.partitions:
+        files = p.files(mine.stem)
+        assert sum(f.rows for f in files) == p.rows
+        on_disk = sorted(f.name for f in partition_dir(settings, family, p.key).glob(f"{up.stem}*.parquet"))
+        assert on_disk == sorted(f.file for f in files)
+
+
+def partition_totals(state: FileLoadState) -> list[tuple[str, int, str]]:
+    return [(p.key, p.rows, p.content_hash) for p in state.partitions]
 
 
 def request_lines(day: int, n: int, start: int = 0) -> list[str]:
@@ -90,7 +93,8 @@ def test_one_day_appended_parses_only_its_lines(warehouse: Settings, tmp_path: P
     first = load(warehouse, up, path)
     assert first.mode == "full" and first.lines_parsed == 80
     day0 = partition_dir(warehouse, BURST, "0000") / "BurstGPT_2.parquet"
-    day0_bytes = day0.read_bytes()
+    day1 = partition_dir(warehouse, BURST, "0001") / "BurstGPT_2.parquet"
+    day0_bytes, day1_bytes = day0.read_bytes(), day1.read_bytes()
 
     appended = [*request_lines(1, 20, start=30), "17,ChatGPT,1,x,2,API log", *request_lines(2, 40), ""]
     with path.open("a") as fh:
@@ -102,6 +106,11 @@ def test_one_day_appended_parses_only_its_lines(warehouse: Settings, tmp_path: P
     assert second.swap is not None
     assert (second.swap.written, second.swap.unchanged) == (["0001", "0002"], ["0000"])
     assert day0.read_bytes() == day0_bytes
+    assert day1.read_bytes() == day1_bytes  # day 1's new rows are a part of their own: nothing rewritten
+    (part,) = partition_dir(warehouse, BURST, "0001").glob("BurstGPT_2~*.parquet")
+    assert part.name == "BurstGPT_2~1.parquet" and duckdb.sql(
+        f"select count(*) from '{part}'"
+    ).fetchall() == [(20,)]
     st = second.state
     assert (st.lines, st.loaded, st.rejected) == (80 + 62, 80 + 60, 2)
     numbers = duckdb.sql(
@@ -127,6 +136,34 @@ def test_real_rows_appended_in_two_steps(warehouse: Settings, tmp_path: Path) ->
     result = load(warehouse, up, path)
     assert (result.mode, result.lines_parsed, result.state.loaded) == ("append", 250, 400)
     assert_equals_full_reload(warehouse, up, path, tmp_path)
+
+
+def test_parts_add_up_and_a_whole_parse_replaces_them(warehouse: Settings, tmp_path: Path) -> None:
+    """Two appends to one partition give it two parts; a change that is not an append parses the file whole
+    and leaves one file per partition again (no part of the old load stays behind)."""
+    up = burstgpt_2()
+    path = tmp_path / "BurstGPT_2.csv"
+    path.write_text("\n".join([BURST_HEADER, *request_lines(0, 10)]) + "\n")
+    load(warehouse, up, path)
+    for start in (10, 20):
+        with path.open("a") as fh:
+            fh.write("\n".join(request_lines(0, 10, start=start)) + "\n")
+        assert load(warehouse, up, path).mode == "append"
+    day0 = partition_dir(warehouse, BURST, "0000")
+    assert sorted(p.name for p in day0.glob("*.parquet")) == [
+        "BurstGPT_2.parquet", "BurstGPT_2~1.parquet", "BurstGPT_2~2.parquet",
+    ]  # fmt: skip
+    assert_equals_full_reload(warehouse, up, path, tmp_path)
+
+    (day0 / "BurstGPT_2~1.parquet").unlink()  # a part lost: the file is parsed whole, into one file again
+    repaired = load(warehouse, up, path)
+    assert repaired.repaired and [p.name for p in day0.glob("*.parquet")] == ["BurstGPT_2.parquet"]
+    assert_equals_full_reload(warehouse, up, path, tmp_path, "reloaded-repaired")
+
+    path.write_text("\n".join([BURST_HEADER, *request_lines(0, 5)]) + "\n")  # shorter: parsed whole
+    assert load(warehouse, up, path).mode == "full"
+    assert [p.name for p in day0.glob("*.parquet")] == ["BurstGPT_2.parquet"]
+    assert_equals_full_reload(warehouse, up, path, tmp_path, "reloaded-shorter")
 
 
 def test_rewritten_in_place_with_the_same_size_is_parsed_whole(warehouse: Settings, tmp_path: Path) -> None:

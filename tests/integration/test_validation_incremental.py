@@ -1,4 +1,5 @@
-"""Validation of what changed: stored results per (source file, partition, content hash, suite version).
+"""Validation of what changed: stored results per lake file (a source file's partition or an appended part),
+content hash and suite version.
 
 Validate, change one partition's rows, validate again: exactly that unit is evaluated (its stored record is
 replaced, the others are the same records), and the outcome follows the change. A suite change (a tolerance)
@@ -74,6 +75,35 @@ def test_only_the_changed_partition_is_validated_again(warehouse: Settings, tmp_
     fixed = validate(warehouse, REQ)
     assert fixed.units_validated == 1 and fixed.findings() == first.findings()
     assert lake_quarantine(warehouse, REQ) == []
+
+
+def test_an_appended_tail_is_validated_alone(warehouse: Settings, tmp_path: Path) -> None:
+    """Day 2 gains a broken line and day 3 is new: the tail's part of day 2 and day 3 are the only units
+    validated; day 2's first file keeps its stored result, and the quarantine file is the part's."""
+    _load(warehouse, tmp_path, DAY_0, DAY_1, DAY_2)
+    validate(warehouse, REQ)
+    before = _records(warehouse)
+    _load(
+        warehouse,
+        tmp_path,
+        DAY_0,
+        DAY_1,
+        DAY_2,
+        ["172801,ChatGPT,3,1,9,API log"],
+        ["259200,GPT-4,4,4,8,API log"],
+    )
+    result = validate(warehouse, REQ)
+    after = _records(warehouse)
+    assert (result.units_validated, result.units_reused) == (2, 3)
+    assert sorted(set(after) - set(before)) == ["0002/BurstGPT_1~1", "0003/BurstGPT_1"]
+    assert all(after[unit] == before[unit] for unit in before)
+    assert after["0002/BurstGPT_1~1"]["quarantined"] == 1
+    quarantined = lake_quarantine(warehouse, REQ)
+    assert [(r["_partition"], r["_row_number"], r["rule"]) for r in quarantined] == [
+        ("0002", 7, "total_is_request_plus_response")
+    ]
+    assert (result.loaded, result.passed, result.quarantined) == (7, 6, 1)
+    assert_reconciled(result)
 
 
 def test_a_vanished_partition_drops_its_result(warehouse: Settings, tmp_path: Path) -> None:
