@@ -95,7 +95,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Write a window of the warehouse in a trace-replay format to $WAREHOUSE_DIR/exports/ (or "
         "--out), with a <file>.meta.json sidecar: window, filters, row count, token sums, sha256, data origin.",
     )
-    e.add_argument("format", choices=list(EXPORT_FORMATS), help="burstgpt, mooncake, vidur or acme-jobs")
+    e.add_argument(
+        "format", choices=list(EXPORT_FORMATS), help="burstgpt, mooncake, vidur, acme-jobs or helios"
+    )
     e.add_argument(
         "--window",
         nargs=2,
@@ -106,7 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--model", help="requests of this model only (ChatGPT, GPT-4)")
     e.add_argument("--log-type", help="requests of this log type only ('Conversation log', 'API log')")
-    e.add_argument("--cluster", help="acme-jobs: jobs of this cluster only (seren, kalos, …)")
+    e.add_argument(
+        "--cluster", help="job formats: jobs of this cluster only (seren, kalos, …); helios needs one"
+    )
     e.add_argument("--speed", type=float, default=1.0, help="arrival speed-up: 2 = arrivals twice as fast")
     e.add_argument("--out", type=Path, help="file to write (default: $WAREHOUSE_DIR/exports/<format file>)")
 
@@ -165,6 +169,7 @@ def _sql(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from pipelines.export.job_effects import warning_line
     from pipelines.export.writer import ExportError, ExportRequest, export
 
     request = ExportRequest(
@@ -188,6 +193,8 @@ def _export(args: argparse.Namespace) -> int:
         f"wrote {result.rows:,} rows to {result.path} (window [{window['start']}, {window['end'] or 'open'}), "
         f"speed {meta['speed']:g}) — {origin}; described in {result.sidecar.name}"
     )
+    for effect in meta["consumer_effects"]:
+        print(warning_line(effect), file=sys.stderr)
     return 0
 
 

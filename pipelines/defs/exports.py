@@ -42,6 +42,7 @@ EXPORT_CONFIGS: dict[str, type[dg.Config]] = {"requests": RequestExportConfig, "
 def _materialize(
     context: dg.AssetExecutionContext, fmt: ExportFormat, config: dg.Config
 ) -> dg.MaterializeResult:
+    from pipelines.export.job_effects import warning_line
     from pipelines.export.writer import ExportError, ExportRequest, export
 
     selection = config.model_dump()  # the window's two ends, then ExportRequest's fields by name
@@ -53,6 +54,8 @@ def _materialize(
     meta = result.meta
     if meta["data_origin"] != "real":
         context.log.warning(f"export/{fmt.name}: {meta['synthetic_notice']}")
+    for effect in meta["consumer_effects"]:
+        context.log.warning(f"export/{fmt.name}: {warning_line(effect).removeprefix('warning: ')}")
     with result.path.open(encoding="utf-8") as f:
         preview = "".join(line for _, line in zip(range(PREVIEW_LINES), f, strict=False))
     counts = ("request_tokens", "response_tokens", "total_tokens", "gpu_num", "duration_s")
@@ -68,6 +71,7 @@ def _materialize(
             "synthetic_rows": result.synthetic_rows,
             "sha256": meta["sha256"],
             "consumer": meta["consumer"],
+            "consumer_effects": dg.MetadataValue.json(meta["consumer_effects"]),
             "preview": dg.MetadataValue.md(f"```\n{preview}```"),
         }
     )

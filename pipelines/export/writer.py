@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.atomic_write import replacing, write_json
-from pipelines.export.formats import FORMATS, JOBS_SQL, REQUESTS_SQL, ExportFormat, sql_string
+from pipelines.export.formats import ALL_JOBS_SQL, FORMATS, JOBS_SQL, REQUESTS_SQL, ExportFormat, sql_string
 from pipelines.export.hash_ids import BLOCK_SIZE, RULE, HashIds
+from pipelines.export.job_effects import job_effects, unclocked_jobs, unclocked_text
 from pipelines.export.window import JobWindow, RequestWindow, WindowError, job_window, request_window
 from pipelines.settings import Settings
 
@@ -95,6 +96,8 @@ def _check_request(fmt: ExportFormat, request: ExportRequest) -> None:
         raise ExportError(f"{fmt.name} exports jobs: --model and --log-type apply to request formats")
     if fmt.kind == "requests" and request.cluster:
         raise ExportError(f"{fmt.name} exports requests: --cluster applies to acme-jobs")
+    if fmt.one_cluster and not request.cluster:
+        raise ExportError(f"{fmt.name} writes one cluster's trace: pass --cluster NAME")
 
 
 def _where(conditions: list[str]) -> str:
@@ -117,11 +120,22 @@ def _check_value(con, fmt: ExportFormat, column: str, value: str | None, flag: s
     """``value`` must be one the fact has (the dimensions also hold documented values never seen)."""
     if value is None:
         return
-    base = REQUESTS_SQL if fmt.kind == "requests" else JOBS_SQL
+    base = REQUESTS_SQL if fmt.kind == "requests" else ALL_JOBS_SQL
     known = [r[0] for r in _query(con, f"select distinct {column} from ({base}) order by 1", fmt)]
     if value not in known:
         raise ExportError(
             f"unknown {flag} {value!r}: the warehouse has {', '.join(map(str, known)) or 'none'}"
+        )
+    timed = (
+        fmt.kind == "requests"
+        or _query(con, f"select count(*) from ({JOBS_SQL}) where {column} = {sql_string(value)}", fmt)[0][0]
+    )
+    if not timed:
+        ((_, jobs),) = unclocked_jobs(con, f"{column} = {sql_string(value)}")
+        raise ExportError(
+            f"{flag} {value}: {unclocked_text(value, jobs)}, so no job export (windowed in UTC) can place "
+            "them; their seconds since that start are int_jobs_unioned.submit_offset_s "
+            "(`trace-warehouse sql`), and their run and queue seconds are in marts.fct_job"
         )
 
 
@@ -131,6 +145,7 @@ class _Selection:
     with ``arrival_s``), plus the resolved window for the sidecar."""
 
     ctes: str
+    where: str  # the filters (cluster, model, log type), over the fact's rows
     start: float | datetime
     end: float | datetime | None
 
@@ -166,11 +181,18 @@ def _selection(
     else:
         since_start = f"(epoch_us({column}) - epoch_us({_timestamp(start)})) / 1e6"  # type: ignore[arg-type]
         keep = "duration_s is not null"
+    arrival = f"{since_start} / {request.speed!r}"
+    # jobs: the scaled submit as a date-time again (window start + arrival), for date-time formats
+    submit_at = (
+        ""
+        if requests
+        else f", {_timestamp(start)} + to_microseconds(cast(round({arrival} * 1e6) as bigint)) as submit_at"  # type: ignore[arg-type]
+    )
     ctes = (
         f"with windowed as (select * from ({base}) where {_where(bounds)}), "
-        f"exported as (select *, {since_start} / {request.speed!r} as arrival_s from windowed where {keep})"
+        f"exported as (select *, {arrival} as arrival_s{submit_at} from windowed where {keep})"
     )
-    return _Selection(ctes, start, end)
+    return _Selection(ctes, _where(filters), start, end)
 
 
 def _filters_text(request: ExportRequest) -> str:
@@ -357,9 +379,15 @@ def export(settings: Settings, request: ExportRequest) -> ExportResult:
                     if fmt.writer == "mooncake"
                     else _write_csv(con, fmt, selection, tmp)
                 )
+            effects = (
+                job_effects(con, fmt, selection.ctes, selection.where, request.cluster, stats["rows"])
+                if fmt.kind == "jobs"
+                else []
+            )
         finally:
             con.close()
     meta = _meta(fmt, request, request.window, selection, stats)
+    meta.setdefault("consumer_effects", []).extend(effects)
     if extra:
         meta["hash_ids"] = extra
     meta["file"] = path.name

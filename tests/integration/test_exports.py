@@ -15,6 +15,7 @@ from pathlib import Path
 
 import dagster as dg
 import duckdb
+import pandas as pd
 import pytest
 
 from pipelines.defs.exports import export_assets
@@ -23,7 +24,14 @@ from pipelines.export.formats import FORMATS
 from pipelines.export.hash_ids import BLOCK_SIZE
 from pipelines.export.writer import ExportError, ExportRequest, export
 from pipelines.settings import Settings, load_settings
-from tests.support.replay_readers import aiperf_mooncake, simulator_jobs, vidur_trace, vllm_burstgpt
+from tests.support.replay_readers import (
+    HELIOS_USECOLS,
+    aiperf_mooncake,
+    helios_trace,
+    simulator_jobs,
+    vidur_trace,
+    vllm_burstgpt,
+)
 
 FILE_1 = ("0", "40000")  # BurstGPT_1's 400 real rows: Timestamp 5 -> 37,274
 REQUESTS = """
@@ -152,10 +160,108 @@ def test_acme_jobs_read_as_a_simulator_does(fixture_warehouse: Settings, tmp_pat
     assert meta["data_origin"] == "mixed" and meta["real_rows"] == 4
 
 
+JOBS_OF = """
+select {what} from marts.fct_job as j
+inner join marts.dim_cluster as c on j.cluster_key = c.cluster_key
+where {where}
+"""
+YEAR_2023 = ("2023-01-01", "2024-01-01")
+IN_2023 = "submit_time_utc >= '2023-01-01' and submit_time_utc < '2024-01-01'"
+
+
+def jobs_of(settings: Settings, what: str, where: str) -> list[tuple]:
+    return warehouse_rows(settings, JOBS_OF.format(what=what, where=where))
+
+
+def effects_by_reason(meta: dict, words: str) -> list[dict]:
+    return [e for e in meta["consumer_effects"] if words in e["reason"]]
+
+
+def test_helios_csv_reads_as_the_helios_simulator_does(fixture_warehouse: Settings, tmp_path: Path) -> None:
+    path, meta = run(fixture_warehouse, tmp_path, "helios", window=YEAR_2023, cluster="seren")
+    read = helios_trace(path, vcs={"seren"})
+    assert list(read.raw.columns) == HELIOS_USECOLS  # usecols keeps the file's order
+    assert pd.api.types.is_datetime64_any_dtype(read.raw["submit_time"])
+    assert all(pd.api.types.is_integer_dtype(read.raw[c]) for c in ("gpu_num", "duration"))
+    assert set(read.raw["vc"]) == {"seren"} and read.dropped["vc"] == 0
+    expected = jobs_of(
+        fixture_warehouse,
+        "strftime(submit_time_utc, '%Y-%m-%d %H:%M:%S'), cast(round(coalesce(run_s, reported_duration_s)) "
+        "as bigint), gpu_num",
+        f"c.cluster_name = 'seren' and {IN_2023} and coalesce(run_s, reported_duration_s) is not null "
+        "order by submit_time_utc, job_id",
+    )
+    written = [
+        (t.strftime("%Y-%m-%d %H:%M:%S"), d, g)
+        for t, d, g in read.raw[["submit_time", "duration", "gpu_num"]].itertuples(index=False)
+    ]
+    assert written == expected and len(written) == meta["rows"] > 0
+    # each count the sidecar gives equals what the reader's own rules drop from the written file
+    effects = {
+        e["reason"].split(" (")[0]: e["rows"]
+        for e in meta["consumer_effects"]
+        if e["consumer"] == meta["consumer"]
+    }
+    assert effects.get("it keeps GPU jobs only", 0) == read.dropped["gpu"]
+    assert sum(v for k, v in effects.items() if "fixed trace start" in k) == read.dropped["start"]
+    assert sum(v for k, v in effects.items() if "'Sept' experiment" in k) == read.dropped["range"]
+    assert read.dropped["range"] > 0  # a 2023 file sits outside the Sept 2020 slice as the reader counts it
+    # with the range and start edited to the window (the effect's lift), every GPU job is read
+    start = str(read.raw["submit_time"].min())
+    opened = helios_trace(path, vcs={"seren"}, date_range=(start, "2024-01-01 00:00:00"), start=start)
+    assert len(opened.jobs) == meta["rows"] - read.dropped["gpu"] and opened.dropped["range"] == 0
+
+
+def test_helios_submit_times_follow_speed(fixture_warehouse: Settings, tmp_path: Path) -> None:
+    normal, _ = run(fixture_warehouse, tmp_path, "helios", window=YEAR_2023, cluster="kalos")
+    fast, _ = run(fixture_warehouse, tmp_path, "helios", window=YEAR_2023, cluster="kalos", speed=2)
+    start = "2023-01-01 00:00:00"
+    slow = helios_trace(normal, vcs={"kalos"}, date_range=(start, "2024-01-01"), start=start).jobs
+    quick = helios_trace(fast, vcs={"kalos"}, date_range=(start, "2024-01-01"), start=start).jobs
+    assert len(slow) > 1 and list(quick["duration"]) == list(slow["duration"])
+    assert list(quick["submit_time"]) == pytest.approx(list(slow["submit_time"] / 2), abs=1)
+
+
+def test_job_exports_count_the_jobs_left_out(fixture_warehouse: Settings, tmp_path: Path) -> None:
+    _, meta = run(fixture_warehouse, tmp_path, "acme-jobs", window=YEAR_2023)
+    unclocked = jobs_of(fixture_warehouse, "c.cluster_name, count(*)", "submit_time_utc is null group by 1")
+    assert unclocked and all(n > 0 for _, n in unclocked)
+    for cluster, n in unclocked:
+        (e,) = effects_by_reason(meta, f"{cluster} jobs have no absolute submit time")
+        assert (e["effect"], e["rows"]) == ("drops", n)
+    (running,) = jobs_of(
+        fixture_warehouse, "count(*)", f"{IN_2023} and coalesce(run_s, reported_duration_s) is null"
+    )[0]
+    (e,) = effects_by_reason(meta, "still RUNNING")
+    assert e["rows"] == running == meta["rows_in_window"] - meta["rows"]
+    clusters, days = jobs_of(
+        fixture_warehouse,
+        "count(distinct c.cluster_name), date_diff('day', min(submit_time_utc), max(submit_time_utc))",
+        f"{IN_2023} and coalesce(run_s, reported_duration_s) is not null",
+    )[0]
+    (e,) = effects_by_reason(meta, "share one submit clock")
+    assert clusters > 1 and f"{clusters} clusters" in e["reason"] and f"spanning {days:,} days" in e["reason"]
+    assert e["lift"] == "--cluster NAME" and e["rows"] == meta["rows"]
+    _, one = run(fixture_warehouse, tmp_path, "acme-jobs", window=YEAR_2023, cluster="seren")
+    assert not effects_by_reason(one, "share one submit clock") and not effects_by_reason(one, "no absolute")
+
+
+def test_pai_gets_a_true_answer(fixture_warehouse: Settings, tmp_path: Path) -> None:
+    (pai,) = jobs_of(fixture_warehouse, "count(*)", "c.cluster_name = 'pai'")[0]
+    for name in ("acme-jobs", "helios"):
+        with pytest.raises(ExportError) as err:
+            export(fixture_warehouse, ExportRequest(name, cluster="pai", out=tmp_path / "pai.csv"))
+        assert f"{pai:,} pai jobs have no absolute submit time" in str(err.value)
+        assert "seconds since the start of PAI's own trace" in str(err.value)
+    with pytest.raises(ExportError, match="helios writes one cluster's trace: pass --cluster"):
+        export(fixture_warehouse, ExportRequest("helios", out=tmp_path / "all.csv"))
+
+
 @pytest.mark.parametrize("name", list(FORMATS))
 def test_the_same_window_gives_the_same_bytes(fixture_warehouse: Settings, tmp_path: Path, name: str) -> None:
-    a, meta_a = run(fixture_warehouse, tmp_path, name, speed=1.5)
-    b, meta_b = run(fixture_warehouse, tmp_path, name, speed=1.5)
+    cluster = {"cluster": "seren"} if FORMATS[name].one_cluster else {}
+    a, meta_a = run(fixture_warehouse, tmp_path, name, speed=1.5, **cluster)
+    b, meta_b = run(fixture_warehouse, tmp_path, name, speed=1.5, **cluster)
     assert a.read_bytes() == b.read_bytes() and meta_a["sha256"] == meta_b["sha256"]
     assert {k: v for k, v in meta_a.items() if k != "file"} == {
         k: v for k, v in meta_b.items() if k != "file"
