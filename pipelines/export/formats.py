@@ -28,7 +28,9 @@ scaled. Which upstream code each format follows:
   ``framework/QSSF Service/utils.py`` ``trace_process``, checked at commit bdaae109c21f, MIT licence):
   ``pd.read_csv(..., parse_dates=['submit_time'], usecols=[job_id, user, vc, jobname, gpu_num, cpu_num,
   state, submit_time, duration])``. ``submit_time`` is a naive ``YYYY-MM-DD HH:MM:SS`` date-time in UTC
-  (window start + the scaled arrival, whole seconds); ``duration`` whole run seconds. AcmeTrace has no
+  (window start + the scaled arrival, whole seconds); ``duration`` whole run seconds; ``gpu_num`` and
+  ``cpu_num`` integers as Helios writes them (the clusters with absolute times have whole counts; PAI's
+  fractional plan counts are in no window). AcmeTrace has no
   virtual cluster and no job name: ``vc`` is the cluster's name and ``jobname`` the job type.
 
 Jobs without an absolute submit time (PAI: seconds since PAI's own trace start, whose date is not
@@ -187,7 +189,8 @@ FORMATS: dict[str, ExportFormat] = {
                 *("job_id", "user", "vc", "jobname", "gpu_num", "cpu_num", "node_num", "state"),
                 *("submit_time", "duration"),
             ),
-            select="job_id, user_name as user, cluster_name as vc, job_type as jobname, gpu_num, cpu_num, "
+            select="job_id, user_name as user, cluster_name as vc, job_type as jobname, "
+            "cast(gpu_num as bigint) as gpu_num, cast(cpu_num as bigint) as cpu_num, "
             "node_num, job_state as state, strftime(submit_at, '%Y-%m-%d %H:%M:%S') as submit_time, "
             "cast(round(duration_s) as bigint) as duration",
             description="One cluster's Helios cluster_log.csv: date-time submit_time, vc (the cluster), "

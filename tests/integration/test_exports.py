@@ -182,7 +182,7 @@ def test_helios_csv_reads_as_the_helios_simulator_does(fixture_warehouse: Settin
     read = helios_trace(path, vcs={"seren"})
     assert list(read.raw.columns) == HELIOS_USECOLS  # usecols keeps the file's order
     assert pd.api.types.is_datetime64_any_dtype(read.raw["submit_time"])
-    assert all(pd.api.types.is_integer_dtype(read.raw[c]) for c in ("gpu_num", "duration"))
+    assert all(pd.api.types.is_integer_dtype(read.raw[c]) for c in ("gpu_num", "cpu_num", "duration"))
     assert set(read.raw["vc"]) == {"seren"} and read.dropped["vc"] == 0
     expected = jobs_of(
         fixture_warehouse,
