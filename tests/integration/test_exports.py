@@ -374,3 +374,24 @@ def test_exports_are_not_in_the_default_run(fixture_warehouse: Settings) -> None
     everything = EVERYTHING.resolve(graph)
     assert not {export_key(name) for name in FORMATS} & everything
     assert dg.AssetKey(["marts", "fct_request"]) in everything
+
+
+def test_the_cli_warns_of_each_effect(
+    fixture_warehouse: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    from pipelines.cli import main
+
+    monkeypatch.setenv("WAREHOUSE_DIR", str(fixture_warehouse.warehouse_dir))
+    out = tmp_path / "jobs.csv"
+    assert main(["export", "acme-jobs", "--window", *YEAR_2023, "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    meta = json.loads(out.with_name(out.name + ".meta.json").read_text(encoding="utf-8"))
+    warnings = [line for line in printed.err.splitlines() if line.startswith("warning: ")]
+    assert printed.out.startswith("wrote ") and len(warnings) == len(meta["consumer_effects"]) >= 3
+    assert any("pai jobs have no absolute submit time" in w for w in warnings)
+    assert any("share one submit clock" in w and "--cluster NAME changes it" in w for w in warnings)
+    assert main(["export", "acme-jobs", "--cluster", "pai", "--out", str(out)]) == 1
+    assert "pai jobs have no absolute submit time" in capsys.readouterr().err
