@@ -112,6 +112,22 @@ def _parser() -> argparse.ArgumentParser:
         "--cluster", help="job formats: jobs of this cluster only (seren, kalos, …); helios needs one"
     )
     e.add_argument("--speed", type=float, default=1.0, help="arrival speed-up: 2 = arrivals twice as fast")
+    e.add_argument(
+        "--max-tokens",
+        type=int,
+        help="requests: limit request + response tokens (Vidur's max_tokens is 4096); see --over-max",
+    )
+    e.add_argument(
+        "--over-max",
+        choices=("drop", "clip"),
+        default="drop",
+        help="with --max-tokens: leave such requests out (drop, the default) or clip their tokens to it",
+    )
+    e.add_argument("--rebase", action="store_true", help="requests: arrival 0 is the first request written")
+    e.add_argument("--block-size", type=int, default=512, help="mooncake: prompt tokens per hash id (512)")
+    e.add_argument(
+        "--session-ids", action="store_true", help="mooncake: write the BurstGPT Session ID as session_id"
+    )
     e.add_argument("--out", type=Path, help="file to write (default: $WAREHOUSE_DIR/exports/<format file>)")
 
     q = sub.add_parser("sql", help="query trace.duckdb read-only (interactive without QUERY)")
@@ -180,6 +196,11 @@ def _export(args: argparse.Namespace) -> int:
         cluster=args.cluster,
         speed=args.speed,
         out=args.out,
+        max_tokens=args.max_tokens,
+        over_max=args.over_max,
+        block_size=args.block_size,
+        rebase=args.rebase,
+        session_ids=args.session_ids,
     )
     try:
         result = export(load_settings(), request)

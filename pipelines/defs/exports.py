@@ -8,6 +8,8 @@ its launchpad config, or ``trace-warehouse run --select 'group:exports'`` with t
 first hour of requests, the first day of Seren's jobs. Readers only; nothing is read at import time.
 """
 
+from typing import Literal
+
 import dagster as dg
 from pydantic import Field
 
@@ -27,6 +29,18 @@ class RequestExportConfig(dg.Config):
     model: str | None = Field(default=None, description="ChatGPT or GPT-4; all when unset")
     log_type: str | None = Field(default=None, description="'Conversation log' or 'API log'; all when unset")
     speed: float = Field(default=1.0, description="arrival-time speed-up: 2 replays twice as fast")
+    max_tokens: int | None = Field(
+        default=None, description="limit request + response tokens (Vidur's default max_tokens is 4096)"
+    )
+    over_max: Literal["drop", "clip"] = Field(
+        default="drop", description="with max_tokens: leave such requests out, or clip their tokens"
+    )
+    rebase: bool = Field(default=False, description="arrival 0 is the first request written")
+
+
+class MooncakeExportConfig(RequestExportConfig):
+    block_size: int = Field(default=512, description="prompt tokens per hash id")
+    session_ids: bool = Field(default=False, description="write the BurstGPT Session ID as session_id")
 
 
 class JobExportConfig(dg.Config):
@@ -78,7 +92,8 @@ def _materialize(
 
 
 def _export_asset(fmt: ExportFormat) -> dg.AssetsDefinition:
-    config_class = EXPORT_CONFIGS[fmt.kind]  # Dagster reads the config's fields from the annotation below
+    # Dagster reads the config's fields from the annotation below
+    config_class = MooncakeExportConfig if fmt.writer == "mooncake" else EXPORT_CONFIGS[fmt.kind]
 
     @dg.asset(
         key=export_key(fmt.name),

@@ -128,4 +128,6 @@ def job_effects(
 def warning_line(e: dict[str, Any]) -> str:
     """One effect as the CLI prints it."""
     lift = f"; {e['lift']} changes it" if e.get("lift") else ""
-    return f"warning: {e['consumer']} {e['effect']} {e['rows']:,} jobs: {e['reason']}{lift}"
+    return (
+        f"warning: {e['consumer']} {e['effect']} {e['rows']:,} {e.get('unit', 'jobs')}: {e['reason']}{lift}"
+    )

@@ -24,12 +24,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pipelines.atomic_write import replacing, write_json
 from pipelines.export.formats import ALL_JOBS_SQL, FORMATS, JOBS_SQL, REQUESTS_SQL, ExportFormat, sql_string
-from pipelines.export.hash_ids import BLOCK_SIZE, RULE, HashIds
+from pipelines.export.hash_ids import BLOCK_SIZE, HashIds, rule
 from pipelines.export.job_effects import job_effects, unclocked_jobs, unclocked_text
+from pipelines.export.request_effects import effect, request_effects
 from pipelines.export.window import JobWindow, RequestWindow, WindowError, job_window, request_window
 from pipelines.settings import Settings
 
@@ -48,6 +49,14 @@ FILTERS = {
 }
 
 
+OverMax = Literal["drop", "clip"]
+OVER_MAX_RULE = {
+    "drop": "requests whose request + response tokens exceed max_tokens are not written",
+    "clip": "requests over max_tokens are clipped: response to at most max_tokens - 1, then the request to "
+    "max_tokens - response (each at least 1); total = request + response",
+}
+
+
 class ExportError(ValueError):
     """An export that cannot be written: unknown format or filter value, empty window, no marts yet."""
 
@@ -61,6 +70,11 @@ class ExportRequest:
     cluster: str | None = None
     speed: float = 1.0
     out: Path | None = None
+    max_tokens: int | None = None  # requests: prefill + decode above it are dropped or clipped (over_max)
+    over_max: OverMax = "drop"
+    block_size: int = BLOCK_SIZE  # mooncake: tokens per hash id
+    rebase: bool = False  # requests: arrival 0 is the first request written, not the window's start
+    session_ids: bool = False  # mooncake: write each line's BurstGPT Session ID as session_id
 
 
 @dataclass(frozen=True)
@@ -98,6 +112,18 @@ def _check_request(fmt: ExportFormat, request: ExportRequest) -> None:
         raise ExportError(f"{fmt.name} exports requests: --cluster applies to acme-jobs")
     if fmt.one_cluster and not request.cluster:
         raise ExportError(f"{fmt.name} writes one cluster's trace: pass --cluster NAME")
+    if fmt.kind == "jobs" and (request.max_tokens is not None or request.rebase):
+        raise ExportError(f"{fmt.name} exports jobs: --max-tokens and --rebase apply to request formats")
+    if request.max_tokens is not None and request.max_tokens < 2:
+        raise ExportError(
+            f"--max-tokens must be at least 2 (a prompt and a reply token), not {request.max_tokens}"
+        )
+    if request.over_max not in OVER_MAX_RULE:
+        raise ExportError(f"--over-max must be one of {', '.join(OVER_MAX_RULE)}, not {request.over_max!r}")
+    if fmt.writer != "mooncake" and (request.block_size != BLOCK_SIZE or request.session_ids):
+        raise ExportError(f"{fmt.name}: --block-size and --session-ids apply to the mooncake format")
+    if request.block_size < 1:
+        raise ExportError(f"--block-size must be a positive number of tokens, not {request.block_size}")
 
 
 def _where(conditions: list[str]) -> str:
@@ -175,9 +201,17 @@ def _selection(
         raise ExportError(f"no {fmt.kind} match {_filters_text(request)}")
     start, end = window.resolve(float(first) if requests else first)  # type: ignore[arg-type]
     bounds = [f"{column} >= {literal(start)}"] + ([f"{column} < {literal(end)}"] if end is not None else [])
+    limited = "kept"
     if requests:
-        since_start = f"({column} - {start!r})"
         keep = "true" if fmt.keeps_failed else "not is_failed"
+        if request.max_tokens is not None and request.over_max == "drop":
+            limited = (
+                f"(select * from kept where request_tokens + response_tokens <= {int(request.max_tokens)})"
+            )
+        elif request.max_tokens is not None:
+            limited = f"(select * replace ({_clipped(int(request.max_tokens))}) from kept)"
+        origin = f"(select min({column}) from {limited})" if request.rebase else repr(start)
+        since_start = f"({column} - {origin})"
     else:
         since_start = f"(epoch_us({column}) - epoch_us({_timestamp(start)})) / 1e6"  # type: ignore[arg-type]
         keep = "duration_s is not null"
@@ -190,9 +224,37 @@ def _selection(
     )
     ctes = (
         f"with windowed as (select * from ({base}) where {_where(bounds)}), "
-        f"exported as (select *, {arrival} as arrival_s{submit_at} from windowed where {keep})"
+        f"kept as (select * from windowed where {keep}), "
+        f"exported as (select *, {arrival} as arrival_s{submit_at} from {limited})"
     )
     return _Selection(ctes, _where(filters), start, end)
+
+
+def _clipped(limit: int) -> str:
+    """``select * replace`` expressions that bring a request within ``limit`` tokens (``OVER_MAX_RULE``)."""
+    decode = f"least(greatest(response_tokens, 1), {limit - 1})"
+    prefill = f"least(greatest(request_tokens, 1), {limit} - {decode})"
+    over = f"request_tokens + response_tokens > {limit}"
+    return (
+        f"case when {over} then {prefill} else request_tokens end as request_tokens, "
+        f"case when {over} then {decode} else response_tokens end as response_tokens, "
+        f"case when {over} then {prefill} + {decode} else total_tokens end as total_tokens"
+    )
+
+
+def _over_max(con, fmt: ExportFormat, selection: _Selection, request: ExportRequest) -> dict[str, Any] | None:
+    """What ``--max-tokens`` did: the rows over the limit (dropped or clipped) and their tokens."""
+    if request.max_tokens is None:
+        return None
+    limit = int(request.max_tokens)
+    rows, tokens = _query(
+        con,
+        f"{selection.ctes} select count(*), coalesce(sum(request_tokens + response_tokens - {limit}), 0) "
+        f"from kept where request_tokens + response_tokens > {limit}",
+        fmt,
+    )[0]
+    return {"limit": limit, "over": request.over_max, "rule": OVER_MAX_RULE[request.over_max],
+            "rows": int(rows), "tokens_over": int(tokens)}  # fmt: skip
 
 
 def _filters_text(request: ExportRequest) -> str:
@@ -247,19 +309,34 @@ def _write_csv(con, fmt: ExportFormat, selection: _Selection, target: Path) -> N
     con.execute(f"copy ({sql}) to {sql_string(str(target))} (format csv, header true, delimiter ',')")
 
 
-def _write_mooncake(con, fmt: ExportFormat, selection: _Selection, target: Path) -> dict[str, Any]:
-    hashes = HashIds()
+def _write_mooncake(
+    con, fmt: ExportFormat, selection: _Selection, target: Path, request: ExportRequest
+) -> dict[str, Any]:
+    hashes = HashIds(request.block_size)
     cursor = con.execute(f"{selection.ctes} select {fmt.select} from exported order by {fmt.order_by}")
+    sessions = 0
     with target.open("w", encoding="utf-8", newline="\n") as out:
         while rows := cursor.fetchmany(FETCH_ROWS):
-            out.writelines(
-                # json.dumps's own layout, written directly: integers only, so nothing needs escaping
-                f'{{"timestamp": {int(timestamp)}, "input_length": {int(input_length)}, '
-                f'"output_length": {int(output_length)}, '
-                f'"hash_ids": [{", ".join(map(str, hashes.assign(int(input_length), session_id)))}]}}\n'
-                for timestamp, input_length, output_length, session_id in rows
-            )
-    return {"block_size": BLOCK_SIZE, "rule": RULE, "distinct_ids": hashes.next_id}
+            for timestamp, input_length, output_length, session_id in rows:
+                # json.dumps's own layout, written directly: integers and a UUID, nothing to escape
+                ids = ", ".join(map(str, hashes.assign(int(input_length), session_id)))
+                session = f', "session_id": "{session_id}"' if request.session_ids and session_id else ""
+                sessions += bool(session)
+                out.write(
+                    f'{{"timestamp": {int(timestamp)}, "input_length": {int(input_length)}, '
+                    f'"output_length": {int(output_length)}, "hash_ids": [{ids}]{session}}}\n'
+                )
+    written = {
+        "block_size": request.block_size,
+        "rule": rule(request.block_size),
+        "distinct_ids": hashes.next_id,
+    }
+    if request.session_ids:
+        written["session_id"] = (
+            f"{sessions:,} lines carry their BurstGPT Session ID as session_id (aiperf groups the lines of one "
+            "session_id into one conversation); lines without a session carry none"
+        )
+    return written
 
 
 def _sha256(path: Path) -> str:
@@ -308,7 +385,7 @@ def _meta(
         ),
         "speed": request.speed,
         "time_rule": (
-            "arrival = (t - window start) / speed, in seconds"
+            f"arrival = (t - {'the first request written' if request.rebase else 'window start'}) / speed, in seconds"
             + (" (timestamp: milliseconds, rounded)" if fmt.writer == "mooncake" else "")
             + "; token counts and durations are not scaled"
         ),
@@ -375,19 +452,28 @@ def export(settings: Settings, request: ExportRequest) -> ExportResult:
                 )
             with replacing(path) as tmp:
                 extra = (
-                    _write_mooncake(con, fmt, selection, tmp)
+                    _write_mooncake(con, fmt, selection, tmp, request)
                     if fmt.writer == "mooncake"
                     else _write_csv(con, fmt, selection, tmp)
                 )
             effects = (
                 job_effects(con, fmt, selection.ctes, selection.where, request.cluster, stats["rows"])
                 if fmt.kind == "jobs"
-                else []
+                else request_effects(con, fmt, selection.ctes, stats["rows"])
             )
+            over_max = _over_max(con, fmt, selection, request)
         finally:
             con.close()
     meta = _meta(fmt, request, request.window, selection, stats)
     meta.setdefault("consumer_effects", []).extend(effects)
+    if over_max is not None:
+        meta["max_tokens"] = over_max
+        if over_max["rows"]:
+            verb = "drops" if request.over_max == "drop" else "clips"
+            meta["consumer_effects"].insert(0, effect(
+                "trace-warehouse export --max-tokens", verb, over_max["rows"],
+                f"request + response tokens exceed {over_max['limit']:,} ({over_max['rule']})",
+            ))  # fmt: skip
     if extra:
         meta["hash_ids"] = extra
     meta["file"] = path.name

@@ -10,9 +10,10 @@ Each mirrors the consumer's own parsing code (read in the public repositories; n
   the prompt generator's block rule (``_build_token_sequence``: ``final_block_size = input_length -
   (len(hash_ids) - 1) * block_size`` must be in ``(0, block_size]``, block size 512 for Mooncake traces).
 - :func:`vidur_trace` — Vidur ``vidur/request_generator/trace_replay_request_generator.py``
-  ``TraceReplayRequestGenerator``: ``pd.read_csv``; ``num_prefill_tokens`` / ``num_decode_tokens`` scaled
-  (factor 1 here), ``astype(int)``, ``clip(lower=1)``; ``arrived_at`` scaled by ``time_scale_factor``; each
-  row becomes ``Request(arrived_at, num_prefill_tokens, num_decode_tokens)``.
+  ``TraceReplayRequestGenerator`` (microsoft/vidur 7d47513): ``pd.read_csv``; ``num_prefill_tokens`` /
+  ``num_decode_tokens`` scaled (factor 1 here), ``astype(int)``, ``clip(lower=1)``; the excess of their sum
+  over ``max_tokens`` (default 4096) subtracted from the prefill; ``arrived_at`` scaled by
+  ``time_scale_factor``; each row becomes ``Request(arrived_at, num_prefill_tokens, num_decode_tokens)``.
 - :func:`simulator_jobs` — a Helios/Philly-style job-trace simulator: ``pd.read_csv``, jobs by
   ``submit_time`` (seconds from the trace start) with ``duration`` and ``gpu_num``.
 - :func:`helios_trace` — the Helios simulator, S-Lab-System-Group/HeliosArtifact at commit
@@ -81,12 +82,22 @@ class VidurRequest:
     num_decode_tokens: int
 
 
-def vidur_trace(path: Path, time_scale_factor: float = 1.0) -> tuple[list[VidurRequest], pd.DataFrame]:
-    """Vidur's requests, and the frame as read before its clipping (to see what clipping changed)."""
+VIDUR_MAX_TOKENS = 4096  # TraceRequestGeneratorConfig.max_tokens's default (microsoft/vidur 7d47513)
+
+
+def vidur_trace(
+    path: Path, time_scale_factor: float = 1.0, max_tokens: int = VIDUR_MAX_TOKENS
+) -> tuple[list[VidurRequest], pd.DataFrame]:
+    """Vidur's requests, and the frame as read before its clipping (to see what clipping changed): tokens
+    clipped to at least 1, then the excess of prefill + decode over ``max_tokens`` cut from the prefill, and
+    its assertion that every request fits."""
     raw = pd.read_csv(path)
     df = raw.copy()
     df["num_prefill_tokens"] = (df["num_prefill_tokens"] * 1).astype(int).clip(lower=1)
     df["num_decode_tokens"] = (df["num_decode_tokens"] * 1).astype(int).clip(lower=1)
+    diff_tokens = (df["num_prefill_tokens"] + df["num_decode_tokens"] - max_tokens).clip(lower=0)
+    df["num_prefill_tokens"] = df["num_prefill_tokens"] - diff_tokens
+    assert all(df["num_prefill_tokens"] + df["num_decode_tokens"] <= max_tokens)
     df["arrived_at"] = df["arrived_at"] * time_scale_factor
     requests = [
         VidurRequest(row["arrived_at"], row["num_prefill_tokens"], row["num_decode_tokens"])
