@@ -128,6 +128,16 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument(
         "--session-ids", action="store_true", help="mooncake: write the BurstGPT Session ID as session_id"
     )
+    e.add_argument("--session", help="requests of this BurstGPT session (Session ID) only")
+    e.add_argument("--sessions-only", action="store_true", help="requests that belong to a session only")
+    t = e.add_argument_group(
+        "transforms (requests; reproducible with --seed; fidelity checks in the sidecar)"
+    )
+    t.add_argument("--rate-scale", type=float, help="re-draw arrivals at this many times the rate")
+    t.add_argument("--burstiness", type=float, help="re-draw arrivals with this Gamma shape (1 = Poisson)")
+    t.add_argument("--input-scale", type=float, default=1.0, help="multiply request tokens")
+    t.add_argument("--output-scale", type=float, default=1.0, help="multiply response tokens")
+    t.add_argument("--seed", type=int, default=0, help="seed of the re-drawn arrivals (0)")
     e.add_argument("--out", type=Path, help="file to write (default: $WAREHOUSE_DIR/exports/<format file>)")
 
     q = sub.add_parser("sql", help="query trace.duckdb read-only (interactive without QUERY)")
@@ -186,8 +196,17 @@ def _sql(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from pipelines.export.job_effects import warning_line
+    from pipelines.export.transforms import TransformError, TransformSpec
     from pipelines.export.writer import ExportError, ExportRequest, export
 
+    try:
+        transform = TransformSpec(
+            seed=args.seed, rate_scale=args.rate_scale, burstiness=args.burstiness,
+            input_scale=args.input_scale, output_scale=args.output_scale,
+        )  # fmt: skip
+    except TransformError as exc:
+        print(f"trace-warehouse export: {exc}", file=sys.stderr)
+        return 1
     request = ExportRequest(
         format=args.format,
         window=tuple(args.window) if args.window else ("start", "end"),
@@ -201,6 +220,9 @@ def _export(args: argparse.Namespace) -> int:
         block_size=args.block_size,
         rebase=args.rebase,
         session_ids=args.session_ids,
+        session=args.session,
+        sessions_only=args.sessions_only,
+        transform=transform,
     )
     try:
         result = export(load_settings(), request)
@@ -216,7 +238,13 @@ def _export(args: argparse.Namespace) -> int:
     )
     for effect in meta["consumer_effects"]:
         print(warning_line(effect), file=sys.stderr)
-    return 0
+    for check in meta.get("fidelity", []):
+        verdict = "pass" if check["passed"] else "FAIL"
+        print(
+            f"fidelity {check['name']}: {verdict} ({check['value']:.4g} against {check['target']:.4g}, "
+            f"tolerance {check['tolerance']:.3g})"
+        )
+    return 0 if all(c["passed"] for c in meta.get("fidelity", [])) else 1
 
 
 def _status(args: argparse.Namespace) -> int:

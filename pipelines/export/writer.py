@@ -18,6 +18,7 @@ so a run that starts during an export waits for it rather than failing.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections.abc import Mapping
@@ -27,10 +28,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pipelines.atomic_write import replacing, write_json
+from pipelines.export.fidelity import Check, fidelity_checks
 from pipelines.export.formats import ALL_JOBS_SQL, FORMATS, JOBS_SQL, REQUESTS_SQL, ExportFormat, sql_string
 from pipelines.export.hash_ids import BLOCK_SIZE, HashIds, rule
 from pipelines.export.job_effects import job_effects, unclocked_jobs, unclocked_text
 from pipelines.export.request_effects import effect, request_effects
+from pipelines.export.transforms import (
+    GapModel,
+    TransformError,
+    TransformSpec,
+    gap_model,
+    redraw_arrivals,
+    scale_tokens,
+)
 from pipelines.export.window import JobWindow, RequestWindow, WindowError, job_window, request_window
 from pipelines.settings import Settings
 
@@ -75,6 +85,9 @@ class ExportRequest:
     block_size: int = BLOCK_SIZE  # mooncake: tokens per hash id
     rebase: bool = False  # requests: arrival 0 is the first request written, not the window's start
     session_ids: bool = False  # mooncake: write each line's BurstGPT Session ID as session_id
+    session: str | None = None  # requests: one BurstGPT session (Session ID) only
+    sessions_only: bool = False  # requests: only rows that belong to a session
+    transform: TransformSpec | None = None  # requests: re-drawn arrivals, scaled lengths (transforms.py)
 
 
 @dataclass(frozen=True)
@@ -112,8 +125,14 @@ def _check_request(fmt: ExportFormat, request: ExportRequest) -> None:
         raise ExportError(f"{fmt.name} exports requests: --cluster applies to acme-jobs")
     if fmt.one_cluster and not request.cluster:
         raise ExportError(f"{fmt.name} writes one cluster's trace: pass --cluster NAME")
-    if fmt.kind == "jobs" and (request.max_tokens is not None or request.rebase):
-        raise ExportError(f"{fmt.name} exports jobs: --max-tokens and --rebase apply to request formats")
+    if fmt.kind == "jobs" and (
+        request.max_tokens is not None or request.rebase or request.session or request.sessions_only
+        or (request.transform is not None and request.transform.active)
+    ):  # fmt: skip
+        raise ExportError(
+            f"{fmt.name} exports jobs: --max-tokens, --rebase, the session slices and the transforms apply to "
+            "request formats"
+        )
     if request.max_tokens is not None and request.max_tokens < 2:
         raise ExportError(
             f"--max-tokens must be at least 2 (a prompt and a reply token), not {request.max_tokens}"
@@ -170,10 +189,15 @@ class _Selection:
     """The SQL of one export: ``windowed`` (every row of the window) and ``exported`` (the rows written,
     with ``arrival_s``), plus the resolved window for the sidecar."""
 
-    ctes: str
-    where: str  # the filters (cluster, model, log type), over the fact's rows
+    source_ctes: str  # windowed, kept (before --max-tokens) and source (the rows written, untransformed)
+    where: str  # the filters (cluster, model, log type, session), over the fact's rows
     start: float | datetime
     end: float | datetime | None
+    exported: str = "select * from source"  # the rows written: the source, or its transform
+
+    @property
+    def ctes(self) -> str:
+        return f"{self.source_ctes}, exported as ({self.exported})"
 
 
 def _timestamp(value: datetime) -> str:
@@ -193,6 +217,10 @@ def _selection(
         for attribute, name, _ in FILTERS[fmt.kind]
         if (value := getattr(request, attribute)) is not None
     ]
+    if request.session is not None:
+        filters.append(f"session_id = {sql_string(request.session)}")
+    elif request.sessions_only:
+        filters.append("coalesce(session_id, '') <> ''")
     base = f"select * from ({REQUESTS_SQL if requests else JOBS_SQL}) where {_where(filters)}"
     first = window.start
     if first is None:
@@ -225,9 +253,48 @@ def _selection(
     ctes = (
         f"with windowed as (select * from ({base}) where {_where(bounds)}), "
         f"kept as (select * from windowed where {keep}), "
-        f"exported as (select *, {arrival} as arrival_s{submit_at} from {limited})"
+        f"source as (select *, {arrival} as arrival_s{submit_at} from {limited})"
     )
     return _Selection(ctes, _where(filters), start, end)
+
+
+TRANSFORMED = "transformed_rows"
+
+
+@dataclass(frozen=True)
+class _Transformed:
+    spec: TransformSpec
+    model: GapModel | None
+    checks: list[Check]
+
+
+def _transform(con, fmt: ExportFormat, selection: _Selection, request: ExportRequest) -> _Transformed | None:
+    """Apply ``request.transform`` to the source rows (read whole, in order, as Arrow) and register the result
+    as ``TRANSFORMED`` on ``con``; the fidelity checks compare the two."""
+    spec = request.transform
+    if spec is None or not spec.active:
+        return None
+    import pyarrow as pa
+
+    rows = con.execute(
+        f"{selection.source_ctes} select * from source order by {fmt.order_by}"
+    ).to_arrow_table()
+    source = {c: rows.column(c).to_numpy() for c in ("arrival_s", "request_tokens", "response_tokens")}
+    try:
+        model = gap_model(source["arrival_s"], spec) if spec.redraws_gaps else None
+    except TransformError as exc:
+        raise ExportError(str(exc)) from None
+    written = {
+        "arrival_s": redraw_arrivals(source["arrival_s"], model, spec.seed) if model else source["arrival_s"],
+        "request_tokens": scale_tokens(source["request_tokens"], spec.input_scale),
+        "response_tokens": scale_tokens(source["response_tokens"], spec.output_scale),
+    }
+    for name, values in written.items():
+        rows = rows.set_column(rows.schema.get_field_index(name), name, pa.array(values))
+    total = written["request_tokens"] + written["response_tokens"]
+    rows = rows.set_column(rows.schema.get_field_index("total_tokens"), "total_tokens", pa.array(total))
+    con.register(TRANSFORMED, rows)
+    return _Transformed(spec, model, fidelity_checks(spec, source, written, model))
 
 
 def _clipped(limit: int) -> str:
@@ -438,6 +505,9 @@ def export(settings: Settings, request: ExportRequest) -> ExportResult:
             for attribute, column, flag in FILTERS[fmt.kind]:
                 _check_value(con, fmt, column, getattr(request, attribute), flag)
             selection = _selection(con, fmt, request, window)
+            transformed = _transform(con, fmt, selection, request)
+            if transformed is not None:
+                selection = dataclasses.replace(selection, exported=f"select * from {TRANSFORMED}")
             stats = _stats(con, fmt, selection)
             what = "requests" if fmt.kind == "requests" else "jobs"
             if stats["rows_in_window"] == 0:
@@ -466,6 +536,14 @@ def export(settings: Settings, request: ExportRequest) -> ExportResult:
             con.close()
     meta = _meta(fmt, request, request.window, selection, stats)
     meta.setdefault("consumer_effects", []).extend(effects)
+    if transformed is not None:
+        meta["transform"] = {
+            "spec": transformed.spec.to_json(),
+            "rule": "pipelines/export/transforms.py: gaps re-drawn from a Gamma (seeded), lengths scaled; "
+            "applied after the window, filters, --max-tokens and --speed",
+            "gap_model": dataclasses.asdict(transformed.model) if transformed.model else None,
+        }
+        meta["fidelity"] = [c.to_json() for c in transformed.checks]
     if over_max is not None:
         meta["max_tokens"] = over_max
         if over_max["rows"]:
