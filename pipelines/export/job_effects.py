@@ -127,5 +127,6 @@ def job_effects(
 
 def warning_line(e: dict[str, Any]) -> str:
     """One effect as the CLI prints it."""
-    lift = f"; {e['lift']} changes it" if e.get("lift") else ""
-    return f"warning: {e['consumer']} {e['effect']} {e['rows']:,} jobs: {e['reason']}{lift}"
+    lift = f"; to change it: {e['lift']}" if e.get("lift") else ""
+    jobs = "job" if e["rows"] == 1 else "jobs"
+    return f"warning: {e['consumer']} {e['effect']} {e['rows']:,} {jobs}: {e['reason']}{lift}"

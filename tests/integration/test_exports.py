@@ -253,6 +253,10 @@ def test_pai_gets_a_true_answer(fixture_warehouse: Settings, tmp_path: Path) -> 
             export(fixture_warehouse, ExportRequest(name, cluster="pai", out=tmp_path / "pai.csv"))
         assert f"{pai:,} pai jobs have no absolute submit time" in str(err.value)
         assert "seconds since the start of PAI's own trace" in str(err.value)
+    # the relative seconds the message points to are there, one per PAI job
+    offsets = "select count(submit_offset_s) from staging.stg_acme__pai_jobs"
+    assert "staging.stg_acme__pai_jobs.submit_offset_s" in str(err.value)
+    assert warehouse_rows(fixture_warehouse, offsets)[0][0] == pai
     with pytest.raises(ExportError, match="helios writes one cluster's trace: pass --cluster"):
         export(fixture_warehouse, ExportRequest("helios", out=tmp_path / "all.csv"))
 
@@ -392,6 +396,6 @@ def test_the_cli_warns_of_each_effect(
     warnings = [line for line in printed.err.splitlines() if line.startswith("warning: ")]
     assert printed.out.startswith("wrote ") and len(warnings) == len(meta["consumer_effects"]) >= 3
     assert any("pai jobs have no absolute submit time" in w for w in warnings)
-    assert any("share one submit clock" in w and "--cluster NAME changes it" in w for w in warnings)
+    assert any("share one submit clock" in w and "to change it: --cluster NAME" in w for w in warnings)
     assert main(["export", "acme-jobs", "--cluster", "pai", "--out", str(out)]) == 1
     assert "pai jobs have no absolute submit time" in capsys.readouterr().err
