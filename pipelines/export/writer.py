@@ -134,7 +134,7 @@ def _check_value(con, fmt: ExportFormat, column: str, value: str | None, flag: s
         ((_, jobs),) = unclocked_jobs(con, f"{column} = {sql_string(value)}")
         raise ExportError(
             f"{flag} {value}: {unclocked_text(value, jobs)}, so no job export (windowed in UTC) can place "
-            "them; their seconds since that start are staging.stg_acme__{value}_jobs.submit_offset_s "
+            f"them; their seconds since that start are staging.stg_acme__{value}_jobs.submit_offset_s "
             "(`trace-warehouse sql`), and their run and queue seconds are in marts.fct_job"
         )
 
