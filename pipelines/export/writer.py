@@ -310,6 +310,7 @@ def _meta(
         "time_rule": (
             "arrival = (t - window start) / speed, in seconds"
             + (" (timestamp: milliseconds, rounded)" if fmt.writer == "mooncake" else "")
+            + (f"; {fmt.time_note}" if fmt.time_note else "")
             + "; token counts and durations are not scaled"
         ),
         "order": fmt.order_by,
@@ -322,6 +323,8 @@ def _meta(
             "run seconds (end_time - start_time); the file's reported duration where either is missing; "
             + NO_DURATION_RULE
         )
+    if fmt.substitutes:
+        meta["substituted_columns"] = dict(fmt.substitutes)
     meta["data_origin"] = data_origin(stats["real_rows"], stats["synthetic_rows"])
     if meta["data_origin"] != "real":
         meta["synthetic_notice"] = (

@@ -184,6 +184,9 @@ def test_helios_csv_reads_as_the_helios_simulator_does(fixture_warehouse: Settin
     assert pd.api.types.is_datetime64_any_dtype(read.raw["submit_time"])
     assert all(pd.api.types.is_integer_dtype(read.raw[c]) for c in ("gpu_num", "cpu_num", "duration"))
     assert set(read.raw["vc"]) == {"seren"} and read.dropped["vc"] == 0
+    assert set(meta["substituted_columns"]) == {"vc", "jobname"} and "naive UTC" in meta["time_rule"]
+    types = warehouse_rows(fixture_warehouse, "select distinct job_type from marts.dim_job_type")
+    assert set(read.raw["jobname"]) <= {t for (t,) in types}  # jobname: the job type
     expected = jobs_of(
         fixture_warehouse,
         "strftime(submit_time_utc, '%Y-%m-%d %H:%M:%S'), cast(round(coalesce(run_s, reported_duration_s)) "
@@ -363,6 +366,11 @@ def test_assets_write_the_exports_on_demand(fixture_warehouse: Settings, tmp_pat
     assert (burst["window_start"], burst["window_end"]) == ("5.0", "3605.0")
     assert burst["rows"] == window_totals(fixture_warehouse, "timestamp_s >= 5 and timestamp_s < 3605")[0]
     jobs = metadata[export_key("acme-jobs")]  # default: Seren's first day
+    helios = metadata[export_key("helios")]
+    sidecar = json.loads(
+        (settings.exports_dir / "helios_cluster_log.csv.meta.json").read_text(encoding="utf-8")
+    )
+    assert helios["consumer_effects"] == sidecar["consumer_effects"] and helios["consumer_effects"]
     assert jobs["rows"] == 2 and jobs["data_origin"] == "real"
     assert "Timestamp,Model" in str(burst["preview"])
     for fmt in FORMATS.values():
