@@ -95,7 +95,9 @@ def _check_request(fmt: ExportFormat, request: ExportRequest) -> None:
     if fmt.kind == "jobs" and (request.model or request.log_type):
         raise ExportError(f"{fmt.name} exports jobs: --model and --log-type apply to request formats")
     if fmt.kind == "requests" and request.cluster:
-        raise ExportError(f"{fmt.name} exports requests: --cluster applies to acme-jobs")
+        raise ExportError(
+            f"{fmt.name} exports requests: --cluster applies to job formats (acme-jobs, helios)"
+        )
     if fmt.one_cluster and not request.cluster:
         raise ExportError(f"{fmt.name} writes one cluster's trace: pass --cluster NAME")
 
