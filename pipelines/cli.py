@@ -195,7 +195,7 @@ def _sql(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from pipelines.export.job_effects import warning_line
+    from pipelines.export.effects import warning_line
     from pipelines.export.transforms import TransformError, TransformSpec
     from pipelines.export.writer import ExportError, ExportRequest, export
 

@@ -69,7 +69,7 @@ EXPORT_CONFIGS: dict[str, type[dg.Config]] = {"requests": RequestExportConfig, "
 def _materialize(
     context: dg.AssetExecutionContext, fmt: ExportFormat, config: dg.Config
 ) -> dg.MaterializeResult:
-    from pipelines.export.job_effects import warning_line
+    from pipelines.export.effects import warning_line
     from pipelines.export.transforms import TransformError, TransformSpec
     from pipelines.export.writer import ExportError, ExportRequest, export
 

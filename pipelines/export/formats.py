@@ -106,6 +106,9 @@ class ExportFormat:
     keeps_failed: bool = True  # requests: are failed requests (response tokens 0) written?
     description: str = ""
     one_cluster: bool = False  # jobs: the file holds one cluster (--cluster is required)
+    # columns the consumer wants that the source lacks: column -> what is written instead (in the sidecar)
+    substitutes: tuple[tuple[str, str], ...] = ()
+    time_note: str = ""  # how the arrival is written, where not as seconds (in the sidecar's time_rule)
 
     @property
     def order_by(self) -> str:
@@ -196,6 +199,12 @@ FORMATS: dict[str, ExportFormat] = {
             description="One cluster's Helios cluster_log.csv: date-time submit_time, vc (the cluster), "
             "jobname (the job type), GPUs, run seconds.",
             one_cluster=True,
+            substitutes=(
+                ("vc", "the cluster's name (AcmeTrace has no virtual clusters): one VC per file"),
+                ("jobname", "the job type (AcmeTrace has no job names)"),
+            ),
+            time_note="submit_time written as window start + arrival, a naive UTC 'YYYY-MM-DD HH:MM:SS' "
+            "(whole seconds, truncated)",
         ),
     )
 }

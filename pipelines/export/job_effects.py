@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipelines.export.effects import effect
 from pipelines.export.formats import (
     ALL_JOBS_SQL,
     HELIOS_READER_RANGE,
@@ -27,10 +28,6 @@ CLOCK_OF = {
     "whose date is not published",
 }
 NO_CLOCK = "the file gives no submit time"
-
-
-def effect(consumer: str, kind: str, rows: int, reason: str, lift: str | None = None) -> dict[str, Any]:
-    return {"consumer": consumer, "effect": kind, "rows": int(rows), "reason": reason, "lift": lift}
 
 
 def unclocked_jobs(con, where: str) -> list[tuple[str, int]]:
@@ -123,11 +120,3 @@ def job_effects(
     if fmt.name == "helios":
         effects.extend(e for e in _helios_reader(con, fmt, ctes) if e["rows"])
     return effects
-
-
-def warning_line(e: dict[str, Any]) -> str:
-    """One effect as the CLI prints it."""
-    lift = f"; {e['lift']} changes it" if e.get("lift") else ""
-    return (
-        f"warning: {e['consumer']} {e['effect']} {e['rows']:,} {e.get('unit', 'jobs')}: {e['reason']}{lift}"
-    )

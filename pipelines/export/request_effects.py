@@ -12,21 +12,16 @@ formats, each counted in SQL over the rows written (never estimated), by the con
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from pipelines.export.effects import effect
 from pipelines.export.formats import ExportFormat
 
 VIDUR_MAX_TOKENS = 4096
 VIDUR_LIFT = "Vidur's --trace_request_generator_config_max_tokens N, or --max-tokens N (--over-max) here"
 VLLM_MODEL = "GPT-4"
-
-
-def effect(
-    consumer: str, kind: str, rows: int, reason: str, lift: str | None = None, **counts: int
-) -> dict[str, Any]:
-    """One entry of ``consumer_effects`` (the same shape as the job formats')."""
-    return {"consumer": consumer, "effect": kind, "rows": int(rows), "unit": "requests", "reason": reason,
-            "lift": lift, **{k: int(v) for k, v in counts.items()}}  # fmt: skip
+request_effect = partial(effect, unit="requests")
 
 
 def vidur_trim_sql(max_tokens: int) -> str:
@@ -56,7 +51,7 @@ def _vidur(con, fmt: ExportFormat, ctes: str) -> list[dict[str, Any]]:
         )
     )
     return [
-        effect(fmt.consumer, "trims", trimmed, reason, VIDUR_LIFT, prompt_tokens_lost=lost,
+        request_effect(fmt.consumer, "trims", trimmed, reason, VIDUR_LIFT, prompt_tokens_lost=lost,
                prompts_zero_or_negative=emptied)
     ]  # fmt: skip
 
@@ -69,15 +64,15 @@ def _vllm(con, fmt: ExportFormat, ctes: str, rows: int) -> list[dict[str, Any]]:
     consumer = "vLLM BurstGPTDataset"
     out = []
     if other_model:
-        out.append(effect(consumer, "drops", other_model, f"it keeps Model == {VLLM_MODEL!r} rows only",
+        out.append(request_effect(consumer, "drops", other_model, f"it keeps Model == {VLLM_MODEL!r} rows only",
                           "none in vLLM (it filters by name); --model GPT-4 here writes only what it reads"))  # fmt: skip
     if no_response:
-        out.append(effect(consumer, "drops", no_response, "it keeps rows with Response tokens > 0 only "
+        out.append(request_effect(consumer, "drops", no_response, "it keeps rows with Response tokens > 0 only "
                           "(failed requests)"))  # fmt: skip
     if other_model + no_response >= rows:
-        out.append(effect(consumer, "reads", 0, f"none of the {rows:,} rows written: vLLM raises on an empty "
+        out.append(request_effect(consumer, "reads", 0, f"none of the {rows:,} rows written: vLLM raises on an empty "
                           "dataset", "--model GPT-4"))  # fmt: skip
-    out.append(effect(consumer, "ignores", rows, "it samples rows without their Timestamp: arrivals come from "
+    out.append(request_effect(consumer, "ignores", rows, "it samples rows without their Timestamp: arrivals come from "
                       "its --request-rate and --burstiness, so --window and --speed here only choose rows"))  # fmt: skip
     return out
 

@@ -32,7 +32,7 @@ from pipelines.export.fidelity import Check, fidelity_checks
 from pipelines.export.formats import ALL_JOBS_SQL, FORMATS, JOBS_SQL, REQUESTS_SQL, ExportFormat, sql_string
 from pipelines.export.hash_ids import BLOCK_SIZE, HashIds, rule
 from pipelines.export.job_effects import job_effects, unclocked_jobs, unclocked_text
-from pipelines.export.request_effects import effect, request_effects
+from pipelines.export.request_effects import request_effect, request_effects
 from pipelines.export.transforms import (
     GapModel,
     TransformError,
@@ -122,7 +122,9 @@ def _check_request(fmt: ExportFormat, request: ExportRequest) -> None:
     if fmt.kind == "jobs" and (request.model or request.log_type):
         raise ExportError(f"{fmt.name} exports jobs: --model and --log-type apply to request formats")
     if fmt.kind == "requests" and request.cluster:
-        raise ExportError(f"{fmt.name} exports requests: --cluster applies to acme-jobs")
+        raise ExportError(
+            f"{fmt.name} exports requests: --cluster applies to job formats (acme-jobs, helios)"
+        )
     if fmt.one_cluster and not request.cluster:
         raise ExportError(f"{fmt.name} writes one cluster's trace: pass --cluster NAME")
     if fmt.kind == "jobs" and (
@@ -179,7 +181,7 @@ def _check_value(con, fmt: ExportFormat, column: str, value: str | None, flag: s
         ((_, jobs),) = unclocked_jobs(con, f"{column} = {sql_string(value)}")
         raise ExportError(
             f"{flag} {value}: {unclocked_text(value, jobs)}, so no job export (windowed in UTC) can place "
-            "them; their seconds since that start are int_jobs_unioned.submit_offset_s "
+            f"them; their seconds since that start are staging.stg_acme__{value}_jobs.submit_offset_s "
             "(`trace-warehouse sql`), and their run and queue seconds are in marts.fct_job"
         )
 
@@ -454,6 +456,7 @@ def _meta(
         "time_rule": (
             f"arrival = (t - {'the first request written' if request.rebase else 'window start'}) / speed, in seconds"
             + (" (timestamp: milliseconds, rounded)" if fmt.writer == "mooncake" else "")
+            + (f"; {fmt.time_note}" if fmt.time_note else "")
             + "; token counts and durations are not scaled"
         ),
         "order": fmt.order_by,
@@ -466,6 +469,8 @@ def _meta(
             "run seconds (end_time - start_time); the file's reported duration where either is missing; "
             + NO_DURATION_RULE
         )
+    if fmt.substitutes:
+        meta["substituted_columns"] = dict(fmt.substitutes)
     meta["data_origin"] = data_origin(stats["real_rows"], stats["synthetic_rows"])
     if meta["data_origin"] != "real":
         meta["synthetic_notice"] = (
@@ -548,7 +553,7 @@ def export(settings: Settings, request: ExportRequest) -> ExportResult:
         meta["max_tokens"] = over_max
         if over_max["rows"]:
             verb = "drops" if request.over_max == "drop" else "clips"
-            meta["consumer_effects"].insert(0, effect(
+            meta["consumer_effects"].insert(0, request_effect(
                 "trace-warehouse export --max-tokens", verb, over_max["rows"],
                 f"request + response tokens exceed {over_max['limit']:,} ({over_max['rule']})",
             ))  # fmt: skip

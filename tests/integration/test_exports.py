@@ -184,6 +184,9 @@ def test_helios_csv_reads_as_the_helios_simulator_does(fixture_warehouse: Settin
     assert pd.api.types.is_datetime64_any_dtype(read.raw["submit_time"])
     assert all(pd.api.types.is_integer_dtype(read.raw[c]) for c in ("gpu_num", "cpu_num", "duration"))
     assert set(read.raw["vc"]) == {"seren"} and read.dropped["vc"] == 0
+    assert set(meta["substituted_columns"]) == {"vc", "jobname"} and "naive UTC" in meta["time_rule"]
+    types = warehouse_rows(fixture_warehouse, "select distinct job_type from marts.dim_job_type")
+    assert set(read.raw["jobname"]) <= {t for (t,) in types}  # jobname: the job type
     expected = jobs_of(
         fixture_warehouse,
         "strftime(submit_time_utc, '%Y-%m-%d %H:%M:%S'), cast(round(coalesce(run_s, reported_duration_s)) "
@@ -253,6 +256,10 @@ def test_pai_gets_a_true_answer(fixture_warehouse: Settings, tmp_path: Path) -> 
             export(fixture_warehouse, ExportRequest(name, cluster="pai", out=tmp_path / "pai.csv"))
         assert f"{pai:,} pai jobs have no absolute submit time" in str(err.value)
         assert "seconds since the start of PAI's own trace" in str(err.value)
+    # the relative seconds the message points to are there, one per PAI job
+    offsets = "select count(submit_offset_s) from staging.stg_acme__pai_jobs"
+    assert "staging.stg_acme__pai_jobs.submit_offset_s" in str(err.value)
+    assert warehouse_rows(fixture_warehouse, offsets)[0][0] == pai
     with pytest.raises(ExportError, match="helios writes one cluster's trace: pass --cluster"):
         export(fixture_warehouse, ExportRequest("helios", out=tmp_path / "all.csv"))
 
@@ -359,6 +366,11 @@ def test_assets_write_the_exports_on_demand(fixture_warehouse: Settings, tmp_pat
     assert (burst["window_start"], burst["window_end"]) == ("5.0", "3605.0")
     assert burst["rows"] == window_totals(fixture_warehouse, "timestamp_s >= 5 and timestamp_s < 3605")[0]
     jobs = metadata[export_key("acme-jobs")]  # default: Seren's first day
+    helios = metadata[export_key("helios")]
+    sidecar = json.loads(
+        (settings.exports_dir / "helios_cluster_log.csv.meta.json").read_text(encoding="utf-8")
+    )
+    assert helios["consumer_effects"] == sidecar["consumer_effects"] and helios["consumer_effects"]
     assert jobs["rows"] == 2 and jobs["data_origin"] == "real"
     assert "Timestamp,Model" in str(burst["preview"])
     for fmt in FORMATS.values():
@@ -392,6 +404,6 @@ def test_the_cli_warns_of_each_effect(
     warnings = [line for line in printed.err.splitlines() if line.startswith("warning: ")]
     assert printed.out.startswith("wrote ") and len(warnings) == len(meta["consumer_effects"]) >= 3
     assert any("pai jobs have no absolute submit time" in w for w in warnings)
-    assert any("share one submit clock" in w and "--cluster NAME changes it" in w for w in warnings)
+    assert any("share one submit clock" in w and "to change it: --cluster NAME" in w for w in warnings)
     assert main(["export", "acme-jobs", "--cluster", "pai", "--out", str(out)]) == 1
     assert "pai jobs have no absolute submit time" in capsys.readouterr().err
