@@ -95,7 +95,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Write a window of the warehouse in a trace-replay format to $WAREHOUSE_DIR/exports/ (or "
         "--out), with a <file>.meta.json sidecar: window, filters, row count, token sums, sha256, data origin.",
     )
-    e.add_argument("format", choices=list(EXPORT_FORMATS), help="burstgpt, mooncake, vidur or acme-jobs")
+    e.add_argument(
+        "format", choices=list(EXPORT_FORMATS), help="burstgpt, mooncake, vidur, acme-jobs or helios"
+    )
     e.add_argument(
         "--window",
         nargs=2,
@@ -106,8 +108,36 @@ def _parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--model", help="requests of this model only (ChatGPT, GPT-4)")
     e.add_argument("--log-type", help="requests of this log type only ('Conversation log', 'API log')")
-    e.add_argument("--cluster", help="acme-jobs: jobs of this cluster only (seren, kalos, …)")
+    e.add_argument(
+        "--cluster", help="job formats: jobs of this cluster only (seren, kalos, …); helios needs one"
+    )
     e.add_argument("--speed", type=float, default=1.0, help="arrival speed-up: 2 = arrivals twice as fast")
+    e.add_argument(
+        "--max-tokens",
+        type=int,
+        help="requests: limit request + response tokens (Vidur's max_tokens is 4096); see --over-max",
+    )
+    e.add_argument(
+        "--over-max",
+        choices=("drop", "clip"),
+        default="drop",
+        help="with --max-tokens: leave such requests out (drop, the default) or clip their tokens to it",
+    )
+    e.add_argument("--rebase", action="store_true", help="requests: arrival 0 is the first request written")
+    e.add_argument("--block-size", type=int, default=512, help="mooncake: prompt tokens per hash id (512)")
+    e.add_argument(
+        "--session-ids", action="store_true", help="mooncake: write the BurstGPT Session ID as session_id"
+    )
+    e.add_argument("--session", help="requests of this BurstGPT session (Session ID) only")
+    e.add_argument("--sessions-only", action="store_true", help="requests that belong to a session only")
+    t = e.add_argument_group(
+        "transforms (requests; reproducible with --seed; fidelity checks in the sidecar)"
+    )
+    t.add_argument("--rate-scale", type=float, help="re-draw arrivals at this many times the rate")
+    t.add_argument("--burstiness", type=float, help="re-draw arrivals with this Gamma shape (1 = Poisson)")
+    t.add_argument("--input-scale", type=float, default=1.0, help="multiply request tokens")
+    t.add_argument("--output-scale", type=float, default=1.0, help="multiply response tokens")
+    t.add_argument("--seed", type=int, default=0, help="seed of the re-drawn arrivals (0)")
     e.add_argument("--out", type=Path, help="file to write (default: $WAREHOUSE_DIR/exports/<format file>)")
 
     q = sub.add_parser("sql", help="query trace.duckdb read-only (interactive without QUERY)")
@@ -165,8 +195,18 @@ def _sql(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from pipelines.export.effects import warning_line
+    from pipelines.export.transforms import TransformError, TransformSpec
     from pipelines.export.writer import ExportError, ExportRequest, export
 
+    try:
+        transform = TransformSpec(
+            seed=args.seed, rate_scale=args.rate_scale, burstiness=args.burstiness,
+            input_scale=args.input_scale, output_scale=args.output_scale,
+        )  # fmt: skip
+    except TransformError as exc:
+        print(f"trace-warehouse export: {exc}", file=sys.stderr)
+        return 1
     request = ExportRequest(
         format=args.format,
         window=tuple(args.window) if args.window else ("start", "end"),
@@ -175,6 +215,14 @@ def _export(args: argparse.Namespace) -> int:
         cluster=args.cluster,
         speed=args.speed,
         out=args.out,
+        max_tokens=args.max_tokens,
+        over_max=args.over_max,
+        block_size=args.block_size,
+        rebase=args.rebase,
+        session_ids=args.session_ids,
+        session=args.session,
+        sessions_only=args.sessions_only,
+        transform=transform,
     )
     try:
         result = export(load_settings(), request)
@@ -188,7 +236,15 @@ def _export(args: argparse.Namespace) -> int:
         f"wrote {result.rows:,} rows to {result.path} (window [{window['start']}, {window['end'] or 'open'}), "
         f"speed {meta['speed']:g}) — {origin}; described in {result.sidecar.name}"
     )
-    return 0
+    for effect in meta["consumer_effects"]:
+        print(warning_line(effect), file=sys.stderr)
+    for check in meta.get("fidelity", []):
+        verdict = "pass" if check["passed"] else "FAIL"
+        print(
+            f"fidelity {check['name']}: {verdict} ({check['value']:.4g} against {check['target']:.4g}, "
+            f"tolerance {check['tolerance']:.3g})"
+        )
+    return 0 if all(c["passed"] for c in meta.get("fidelity", [])) else 1
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -24,6 +24,17 @@ scaled. Which upstream code each format follows:
   ``job_id, cluster, user, submit_time`` (seconds since the window start), ``duration`` (run seconds,
   end - start; the file's reported duration where end or start is missing), ``gpu_num, cpu_num,
   node_num, type, state``. Jobs with no duration at all (still ``RUNNING``) are left out.
+- ``helios``: one cluster's ``cluster_log.csv`` as the Helios simulator reads it (HeliosArtifact
+  ``framework/QSSF Service/utils.py`` ``trace_process``, checked at commit bdaae109c21f, MIT licence):
+  ``pd.read_csv(..., parse_dates=['submit_time'], usecols=[job_id, user, vc, jobname, gpu_num, cpu_num,
+  state, submit_time, duration])``. ``submit_time`` is a naive ``YYYY-MM-DD HH:MM:SS`` date-time in UTC
+  (window start + the scaled arrival, whole seconds); ``duration`` whole run seconds; ``gpu_num`` and
+  ``cpu_num`` integers as Helios writes them (the clusters with absolute times have whole counts; PAI's
+  fractional plan counts are in no window). AcmeTrace has no
+  virtual cluster and no job name: ``vc`` is the cluster's name and ``jobname`` the job type.
+
+Jobs without an absolute submit time (PAI: seconds since PAI's own trace start, whose date is not
+published) are in no window; every job export counts them (:mod:`pipelines.export.job_effects`).
 """
 
 from __future__ import annotations
@@ -55,7 +66,8 @@ inner join marts.dim_model as m on r.model_key = m.model_key
 inner join marts.dim_log_type as l on r.log_type_key = l.log_type_key
 """
 
-JOBS_SQL = """
+# Every job, with or without an absolute submit time (the left-out counts read this)
+ALL_JOBS_SQL = """
 select
     j.job_id,
     c.cluster_name,
@@ -73,8 +85,13 @@ inner join marts.dim_cluster as c on j.cluster_key = c.cluster_key
 inner join marts.dim_user as u on j.user_key = u.user_key
 inner join marts.dim_job_type as t on j.job_type_key = t.job_type_key
 inner join marts.dim_job_state as s on j.job_state_key = s.job_state_key
-where j.submit_time_utc is not null
 """
+# The jobs a window can select: those with an absolute submit time
+JOBS_SQL = ALL_JOBS_SQL + "where j.submit_time_utc is not null\n"
+# The Helios simulator's trace_process start: rows submitted before it are dropped by its reader
+HELIOS_READER_START = "2020-04-01 00:00:00"
+# The date range of its 'Sept' experiment (simulator.py trace_range), counted from HELIOS_READER_START
+HELIOS_READER_RANGE = ("2020-09-01 00:00:00", "2020-09-26 23:59:00")
 
 
 @dataclass(frozen=True)
@@ -88,6 +105,10 @@ class ExportFormat:
     select: str  # the written columns, over the `exported` relation (arrival_s = rebased, scaled arrival)
     keeps_failed: bool = True  # requests: are failed requests (response tokens 0) written?
     description: str = ""
+    one_cluster: bool = False  # jobs: the file holds one cluster (--cluster is required)
+    # columns the consumer wants that the source lacks: column -> what is written instead (in the sidecar)
+    substitutes: tuple[tuple[str, str], ...] = ()
+    time_note: str = ""  # how the arrival is written, where not as seconds (in the sidecar's time_rule)
 
     @property
     def order_by(self) -> str:
@@ -159,6 +180,31 @@ FORMATS: dict[str, ExportFormat] = {
             select="job_id, cluster_name as cluster, user_name as user, arrival_s as submit_time, "
             "duration_s as duration, gpu_num, cpu_num, node_num, job_type as type, job_state as state",
             description="An AcmeTrace job trace: submit time, run duration, GPUs, type and final state.",
+        ),
+        ExportFormat(
+            name="helios",
+            kind="jobs",
+            file_name="helios_cluster_log.csv",
+            writer="csv",
+            consumer="Helios simulator (S-Lab-System-Group/HeliosArtifact bdaae109c21f, "
+            "framework/QSSF Service/utils.py trace_process)",
+            columns=(
+                *("job_id", "user", "vc", "jobname", "gpu_num", "cpu_num", "node_num", "state"),
+                *("submit_time", "duration"),
+            ),
+            select="job_id, user_name as user, cluster_name as vc, job_type as jobname, "
+            "cast(gpu_num as bigint) as gpu_num, cast(cpu_num as bigint) as cpu_num, "
+            "node_num, job_state as state, strftime(submit_at, '%Y-%m-%d %H:%M:%S') as submit_time, "
+            "cast(round(duration_s) as bigint) as duration",
+            description="One cluster's Helios cluster_log.csv: date-time submit_time, vc (the cluster), "
+            "jobname (the job type), GPUs, run seconds.",
+            one_cluster=True,
+            substitutes=(
+                ("vc", "the cluster's name (AcmeTrace has no virtual clusters): one VC per file"),
+                ("jobname", "the job type (AcmeTrace has no job names)"),
+            ),
+            time_note="submit_time written as window start + arrival, a naive UTC 'YYYY-MM-DD HH:MM:SS' "
+            "(whole seconds, truncated)",
         ),
     )
 }

@@ -6,10 +6,11 @@ leading run of ids share that prompt prefix (a KV-cache hit when replayed). aipe
 last block holds the remainder). BurstGPT has no prompt text, so real prefix sharing is unknown; the rule
 here is stated, deterministic and conservative:
 
-- a request's prompt has ``ceil(input_length / 512)`` blocks; ``input_length = 0`` has no block;
+- a request's prompt has ``ceil(input_length / block_size)`` blocks (``BLOCK_SIZE`` 512 unless the export
+  says ``--block-size``); ``input_length = 0`` has no block;
 - within one BurstGPT session (``Session ID``, conversation rows of BurstGPT_3), each turn reuses as its
   prefix the previous exported turn's *full* blocks, as many as its own full blocks allow
-  (``min(full(previous), full(this))``, ``full(n) = n // 512``): a conversation resends its history;
+  (``min(full(previous), full(this))``, ``full(n) = n // block_size``): a conversation resends its history;
 - every other block gets a new id. Ids are consecutive integers from 0 in the order of the file's lines
   (Dynamo's convention: each new id is the next integer after the last one used);
 - rows without a session (API-log rows, files 1-2) share nothing. Sharing starts at the window's first
@@ -24,12 +25,18 @@ from dataclasses import dataclass, field
 
 BLOCK_SIZE = 512
 
-RULE = (
-    f"block size {BLOCK_SIZE} tokens; ceil(input_length / {BLOCK_SIZE}) ids per request; within a BurstGPT "
-    "session (Session ID) each turn reuses the previous exported turn's first min(full blocks of both) ids "
-    "as its prefix; every other block gets the next unused integer (from 0, in file order); requests "
-    "without a session share nothing"
-)
+
+def rule(block_size: int = BLOCK_SIZE) -> str:
+    """The rule, as the sidecar states it, at ``block_size``."""
+    return (
+        f"block size {block_size} tokens; ceil(input_length / {block_size}) ids per request; within a BurstGPT "
+        "session (Session ID) each turn reuses the previous exported turn's first min(full blocks of both) ids "
+        "as its prefix; every other block gets the next unused integer (from 0, in file order); requests "
+        "without a session share nothing"
+    )
+
+
+RULE = rule()
 
 
 def blocks(tokens: int, block_size: int = BLOCK_SIZE) -> int:

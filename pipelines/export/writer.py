@@ -18,17 +18,29 @@ so a run that starts during an export waits for it rather than failing.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pipelines.atomic_write import replacing, write_json
-from pipelines.export.formats import FORMATS, JOBS_SQL, REQUESTS_SQL, ExportFormat, sql_string
-from pipelines.export.hash_ids import BLOCK_SIZE, RULE, HashIds
+from pipelines.export.fidelity import Check, fidelity_checks
+from pipelines.export.formats import ALL_JOBS_SQL, FORMATS, JOBS_SQL, REQUESTS_SQL, ExportFormat, sql_string
+from pipelines.export.hash_ids import BLOCK_SIZE, HashIds, rule
+from pipelines.export.job_effects import job_effects, unclocked_jobs, unclocked_text
+from pipelines.export.request_effects import request_effect, request_effects
+from pipelines.export.transforms import (
+    GapModel,
+    TransformError,
+    TransformSpec,
+    gap_model,
+    redraw_arrivals,
+    scale_tokens,
+)
 from pipelines.export.window import JobWindow, RequestWindow, WindowError, job_window, request_window
 from pipelines.settings import Settings
 
@@ -47,6 +59,14 @@ FILTERS = {
 }
 
 
+OverMax = Literal["drop", "clip"]
+OVER_MAX_RULE = {
+    "drop": "requests whose request + response tokens exceed max_tokens are not written",
+    "clip": "requests over max_tokens are clipped: response to at most max_tokens - 1, then the request to "
+    "max_tokens - response (each at least 1); total = request + response",
+}
+
+
 class ExportError(ValueError):
     """An export that cannot be written: unknown format or filter value, empty window, no marts yet."""
 
@@ -60,6 +80,14 @@ class ExportRequest:
     cluster: str | None = None
     speed: float = 1.0
     out: Path | None = None
+    max_tokens: int | None = None  # requests: prefill + decode above it are dropped or clipped (over_max)
+    over_max: OverMax = "drop"
+    block_size: int = BLOCK_SIZE  # mooncake: tokens per hash id
+    rebase: bool = False  # requests: arrival 0 is the first request written, not the window's start
+    session_ids: bool = False  # mooncake: write each line's BurstGPT Session ID as session_id
+    session: str | None = None  # requests: one BurstGPT session (Session ID) only
+    sessions_only: bool = False  # requests: only rows that belong to a session
+    transform: TransformSpec | None = None  # requests: re-drawn arrivals, scaled lengths (transforms.py)
 
 
 @dataclass(frozen=True)
@@ -94,7 +122,29 @@ def _check_request(fmt: ExportFormat, request: ExportRequest) -> None:
     if fmt.kind == "jobs" and (request.model or request.log_type):
         raise ExportError(f"{fmt.name} exports jobs: --model and --log-type apply to request formats")
     if fmt.kind == "requests" and request.cluster:
-        raise ExportError(f"{fmt.name} exports requests: --cluster applies to acme-jobs")
+        raise ExportError(
+            f"{fmt.name} exports requests: --cluster applies to job formats (acme-jobs, helios)"
+        )
+    if fmt.one_cluster and not request.cluster:
+        raise ExportError(f"{fmt.name} writes one cluster's trace: pass --cluster NAME")
+    if fmt.kind == "jobs" and (
+        request.max_tokens is not None or request.rebase or request.session or request.sessions_only
+        or (request.transform is not None and request.transform.active)
+    ):  # fmt: skip
+        raise ExportError(
+            f"{fmt.name} exports jobs: --max-tokens, --rebase, the session slices and the transforms apply to "
+            "request formats"
+        )
+    if request.max_tokens is not None and request.max_tokens < 2:
+        raise ExportError(
+            f"--max-tokens must be at least 2 (a prompt and a reply token), not {request.max_tokens}"
+        )
+    if request.over_max not in OVER_MAX_RULE:
+        raise ExportError(f"--over-max must be one of {', '.join(OVER_MAX_RULE)}, not {request.over_max!r}")
+    if fmt.writer != "mooncake" and (request.block_size != BLOCK_SIZE or request.session_ids):
+        raise ExportError(f"{fmt.name}: --block-size and --session-ids apply to the mooncake format")
+    if request.block_size < 1:
+        raise ExportError(f"--block-size must be a positive number of tokens, not {request.block_size}")
 
 
 def _where(conditions: list[str]) -> str:
@@ -117,11 +167,22 @@ def _check_value(con, fmt: ExportFormat, column: str, value: str | None, flag: s
     """``value`` must be one the fact has (the dimensions also hold documented values never seen)."""
     if value is None:
         return
-    base = REQUESTS_SQL if fmt.kind == "requests" else JOBS_SQL
+    base = REQUESTS_SQL if fmt.kind == "requests" else ALL_JOBS_SQL
     known = [r[0] for r in _query(con, f"select distinct {column} from ({base}) order by 1", fmt)]
     if value not in known:
         raise ExportError(
             f"unknown {flag} {value!r}: the warehouse has {', '.join(map(str, known)) or 'none'}"
+        )
+    timed = (
+        fmt.kind == "requests"
+        or _query(con, f"select count(*) from ({JOBS_SQL}) where {column} = {sql_string(value)}", fmt)[0][0]
+    )
+    if not timed:
+        ((_, jobs),) = unclocked_jobs(con, f"{column} = {sql_string(value)}")
+        raise ExportError(
+            f"{flag} {value}: {unclocked_text(value, jobs)}, so no job export (windowed in UTC) can place "
+            f"them; their seconds since that start are staging.stg_acme__{value}_jobs.submit_offset_s "
+            "(`trace-warehouse sql`), and their run and queue seconds are in marts.fct_job"
         )
 
 
@@ -130,9 +191,15 @@ class _Selection:
     """The SQL of one export: ``windowed`` (every row of the window) and ``exported`` (the rows written,
     with ``arrival_s``), plus the resolved window for the sidecar."""
 
-    ctes: str
+    source_ctes: str  # windowed, kept (before --max-tokens) and source (the rows written, untransformed)
+    where: str  # the filters (cluster, model, log type, session), over the fact's rows
     start: float | datetime
     end: float | datetime | None
+    exported: str = "select * from source"  # the rows written: the source, or its transform
+
+    @property
+    def ctes(self) -> str:
+        return f"{self.source_ctes}, exported as ({self.exported})"
 
 
 def _timestamp(value: datetime) -> str:
@@ -152,6 +219,10 @@ def _selection(
         for attribute, name, _ in FILTERS[fmt.kind]
         if (value := getattr(request, attribute)) is not None
     ]
+    if request.session is not None:
+        filters.append(f"session_id = {sql_string(request.session)}")
+    elif request.sessions_only:
+        filters.append("coalesce(session_id, '') <> ''")
     base = f"select * from ({REQUESTS_SQL if requests else JOBS_SQL}) where {_where(filters)}"
     first = window.start
     if first is None:
@@ -160,17 +231,99 @@ def _selection(
         raise ExportError(f"no {fmt.kind} match {_filters_text(request)}")
     start, end = window.resolve(float(first) if requests else first)  # type: ignore[arg-type]
     bounds = [f"{column} >= {literal(start)}"] + ([f"{column} < {literal(end)}"] if end is not None else [])
+    limited = "kept"
     if requests:
-        since_start = f"({column} - {start!r})"
         keep = "true" if fmt.keeps_failed else "not is_failed"
+        if request.max_tokens is not None and request.over_max == "drop":
+            limited = (
+                f"(select * from kept where request_tokens + response_tokens <= {int(request.max_tokens)})"
+            )
+        elif request.max_tokens is not None:
+            limited = f"(select * replace ({_clipped(int(request.max_tokens))}) from kept)"
+        origin = f"(select min({column}) from {limited})" if request.rebase else repr(start)
+        since_start = f"({column} - {origin})"
     else:
         since_start = f"(epoch_us({column}) - epoch_us({_timestamp(start)})) / 1e6"  # type: ignore[arg-type]
         keep = "duration_s is not null"
+    arrival = f"{since_start} / {request.speed!r}"
+    # jobs: the scaled submit as a date-time again (window start + arrival), for date-time formats
+    submit_at = (
+        ""
+        if requests
+        else f", {_timestamp(start)} + to_microseconds(cast(round({arrival} * 1e6) as bigint)) as submit_at"  # type: ignore[arg-type]
+    )
     ctes = (
         f"with windowed as (select * from ({base}) where {_where(bounds)}), "
-        f"exported as (select *, {since_start} / {request.speed!r} as arrival_s from windowed where {keep})"
+        f"kept as (select * from windowed where {keep}), "
+        f"source as (select *, {arrival} as arrival_s{submit_at} from {limited})"
     )
-    return _Selection(ctes, start, end)
+    return _Selection(ctes, _where(filters), start, end)
+
+
+TRANSFORMED = "transformed_rows"
+
+
+@dataclass(frozen=True)
+class _Transformed:
+    spec: TransformSpec
+    model: GapModel | None
+    checks: list[Check]
+
+
+def _transform(con, fmt: ExportFormat, selection: _Selection, request: ExportRequest) -> _Transformed | None:
+    """Apply ``request.transform`` to the source rows (read whole, in order, as Arrow) and register the result
+    as ``TRANSFORMED`` on ``con``; the fidelity checks compare the two."""
+    spec = request.transform
+    if spec is None or not spec.active:
+        return None
+    import pyarrow as pa
+
+    rows = con.execute(
+        f"{selection.source_ctes} select * from source order by {fmt.order_by}"
+    ).to_arrow_table()
+    source = {c: rows.column(c).to_numpy() for c in ("arrival_s", "request_tokens", "response_tokens")}
+    try:
+        model = gap_model(source["arrival_s"], spec) if spec.redraws_gaps else None
+    except TransformError as exc:
+        raise ExportError(str(exc)) from None
+    written = {
+        "arrival_s": redraw_arrivals(source["arrival_s"], model, spec.seed) if model else source["arrival_s"],
+        "request_tokens": scale_tokens(source["request_tokens"], spec.input_scale),
+        "response_tokens": scale_tokens(source["response_tokens"], spec.output_scale),
+    }
+    for name, values in written.items():
+        rows = rows.set_column(rows.schema.get_field_index(name), name, pa.array(values))
+    total = written["request_tokens"] + written["response_tokens"]
+    rows = rows.set_column(rows.schema.get_field_index("total_tokens"), "total_tokens", pa.array(total))
+    con.register(TRANSFORMED, rows)
+    return _Transformed(spec, model, fidelity_checks(spec, source, written, model))
+
+
+def _clipped(limit: int) -> str:
+    """``select * replace`` expressions that bring a request within ``limit`` tokens (``OVER_MAX_RULE``)."""
+    decode = f"least(greatest(response_tokens, 1), {limit - 1})"
+    prefill = f"least(greatest(request_tokens, 1), {limit} - {decode})"
+    over = f"request_tokens + response_tokens > {limit}"
+    return (
+        f"case when {over} then {prefill} else request_tokens end as request_tokens, "
+        f"case when {over} then {decode} else response_tokens end as response_tokens, "
+        f"case when {over} then {prefill} + {decode} else total_tokens end as total_tokens"
+    )
+
+
+def _over_max(con, fmt: ExportFormat, selection: _Selection, request: ExportRequest) -> dict[str, Any] | None:
+    """What ``--max-tokens`` did: the rows over the limit (dropped or clipped) and their tokens."""
+    if request.max_tokens is None:
+        return None
+    limit = int(request.max_tokens)
+    rows, tokens = _query(
+        con,
+        f"{selection.ctes} select count(*), coalesce(sum(request_tokens + response_tokens - {limit}), 0) "
+        f"from kept where request_tokens + response_tokens > {limit}",
+        fmt,
+    )[0]
+    return {"limit": limit, "over": request.over_max, "rule": OVER_MAX_RULE[request.over_max],
+            "rows": int(rows), "tokens_over": int(tokens)}  # fmt: skip
 
 
 def _filters_text(request: ExportRequest) -> str:
@@ -225,19 +378,34 @@ def _write_csv(con, fmt: ExportFormat, selection: _Selection, target: Path) -> N
     con.execute(f"copy ({sql}) to {sql_string(str(target))} (format csv, header true, delimiter ',')")
 
 
-def _write_mooncake(con, fmt: ExportFormat, selection: _Selection, target: Path) -> dict[str, Any]:
-    hashes = HashIds()
+def _write_mooncake(
+    con, fmt: ExportFormat, selection: _Selection, target: Path, request: ExportRequest
+) -> dict[str, Any]:
+    hashes = HashIds(request.block_size)
     cursor = con.execute(f"{selection.ctes} select {fmt.select} from exported order by {fmt.order_by}")
+    sessions = 0
     with target.open("w", encoding="utf-8", newline="\n") as out:
         while rows := cursor.fetchmany(FETCH_ROWS):
-            out.writelines(
-                # json.dumps's own layout, written directly: integers only, so nothing needs escaping
-                f'{{"timestamp": {int(timestamp)}, "input_length": {int(input_length)}, '
-                f'"output_length": {int(output_length)}, '
-                f'"hash_ids": [{", ".join(map(str, hashes.assign(int(input_length), session_id)))}]}}\n'
-                for timestamp, input_length, output_length, session_id in rows
-            )
-    return {"block_size": BLOCK_SIZE, "rule": RULE, "distinct_ids": hashes.next_id}
+            for timestamp, input_length, output_length, session_id in rows:
+                # json.dumps's own layout, written directly: integers and a UUID, nothing to escape
+                ids = ", ".join(map(str, hashes.assign(int(input_length), session_id)))
+                session = f', "session_id": "{session_id}"' if request.session_ids and session_id else ""
+                sessions += bool(session)
+                out.write(
+                    f'{{"timestamp": {int(timestamp)}, "input_length": {int(input_length)}, '
+                    f'"output_length": {int(output_length)}, "hash_ids": [{ids}]{session}}}\n'
+                )
+    written = {
+        "block_size": request.block_size,
+        "rule": rule(request.block_size),
+        "distinct_ids": hashes.next_id,
+    }
+    if request.session_ids:
+        written["session_id"] = (
+            f"{sessions:,} lines carry their BurstGPT Session ID as session_id (aiperf groups the lines of one "
+            "session_id into one conversation); lines without a session carry none"
+        )
+    return written
 
 
 def _sha256(path: Path) -> str:
@@ -286,8 +454,9 @@ def _meta(
         ),
         "speed": request.speed,
         "time_rule": (
-            "arrival = (t - window start) / speed, in seconds"
+            f"arrival = (t - {'the first request written' if request.rebase else 'window start'}) / speed, in seconds"
             + (" (timestamp: milliseconds, rounded)" if fmt.writer == "mooncake" else "")
+            + (f"; {fmt.time_note}" if fmt.time_note else "")
             + "; token counts and durations are not scaled"
         ),
         "order": fmt.order_by,
@@ -300,6 +469,8 @@ def _meta(
             "run seconds (end_time - start_time); the file's reported duration where either is missing; "
             + NO_DURATION_RULE
         )
+    if fmt.substitutes:
+        meta["substituted_columns"] = dict(fmt.substitutes)
     meta["data_origin"] = data_origin(stats["real_rows"], stats["synthetic_rows"])
     if meta["data_origin"] != "real":
         meta["synthetic_notice"] = (
@@ -339,6 +510,9 @@ def export(settings: Settings, request: ExportRequest) -> ExportResult:
             for attribute, column, flag in FILTERS[fmt.kind]:
                 _check_value(con, fmt, column, getattr(request, attribute), flag)
             selection = _selection(con, fmt, request, window)
+            transformed = _transform(con, fmt, selection, request)
+            if transformed is not None:
+                selection = dataclasses.replace(selection, exported=f"select * from {TRANSFORMED}")
             stats = _stats(con, fmt, selection)
             what = "requests" if fmt.kind == "requests" else "jobs"
             if stats["rows_in_window"] == 0:
@@ -353,13 +527,36 @@ def export(settings: Settings, request: ExportRequest) -> ExportResult:
                 )
             with replacing(path) as tmp:
                 extra = (
-                    _write_mooncake(con, fmt, selection, tmp)
+                    _write_mooncake(con, fmt, selection, tmp, request)
                     if fmt.writer == "mooncake"
                     else _write_csv(con, fmt, selection, tmp)
                 )
+            effects = (
+                job_effects(con, fmt, selection.ctes, selection.where, request.cluster, stats["rows"])
+                if fmt.kind == "jobs"
+                else request_effects(con, fmt, selection.ctes, stats["rows"])
+            )
+            over_max = _over_max(con, fmt, selection, request)
         finally:
             con.close()
     meta = _meta(fmt, request, request.window, selection, stats)
+    meta.setdefault("consumer_effects", []).extend(effects)
+    if transformed is not None:
+        meta["transform"] = {
+            "spec": transformed.spec.to_json(),
+            "rule": "pipelines/export/transforms.py: gaps re-drawn from a Gamma (seeded), lengths scaled; "
+            "applied after the window, filters, --max-tokens and --speed",
+            "gap_model": dataclasses.asdict(transformed.model) if transformed.model else None,
+        }
+        meta["fidelity"] = [c.to_json() for c in transformed.checks]
+    if over_max is not None:
+        meta["max_tokens"] = over_max
+        if over_max["rows"]:
+            verb = "drops" if request.over_max == "drop" else "clips"
+            meta["consumer_effects"].insert(0, request_effect(
+                "trace-warehouse export --max-tokens", verb, over_max["rows"],
+                f"request + response tokens exceed {over_max['limit']:,} ({over_max['rule']})",
+            ))  # fmt: skip
     if extra:
         meta["hash_ids"] = extra
     meta["file"] = path.name

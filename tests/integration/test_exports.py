@@ -15,6 +15,7 @@ from pathlib import Path
 
 import dagster as dg
 import duckdb
+import pandas as pd
 import pytest
 
 from pipelines.defs.exports import export_assets
@@ -23,7 +24,14 @@ from pipelines.export.formats import FORMATS
 from pipelines.export.hash_ids import BLOCK_SIZE
 from pipelines.export.writer import ExportError, ExportRequest, export
 from pipelines.settings import Settings, load_settings
-from tests.support.replay_readers import aiperf_mooncake, simulator_jobs, vidur_trace, vllm_burstgpt
+from tests.support.replay_readers import (
+    HELIOS_USECOLS,
+    aiperf_mooncake,
+    helios_trace,
+    simulator_jobs,
+    vidur_trace,
+    vllm_burstgpt,
+)
 
 FILE_1 = ("0", "40000")  # BurstGPT_1's 400 real rows: Timestamp 5 -> 37,274
 REQUESTS = """
@@ -152,10 +160,115 @@ def test_acme_jobs_read_as_a_simulator_does(fixture_warehouse: Settings, tmp_pat
     assert meta["data_origin"] == "mixed" and meta["real_rows"] == 4
 
 
+JOBS_OF = """
+select {what} from marts.fct_job as j
+inner join marts.dim_cluster as c on j.cluster_key = c.cluster_key
+where {where}
+"""
+YEAR_2023 = ("2023-01-01", "2024-01-01")
+IN_2023 = "submit_time_utc >= '2023-01-01' and submit_time_utc < '2024-01-01'"
+
+
+def jobs_of(settings: Settings, what: str, where: str) -> list[tuple]:
+    return warehouse_rows(settings, JOBS_OF.format(what=what, where=where))
+
+
+def effects_by_reason(meta: dict, words: str) -> list[dict]:
+    return [e for e in meta["consumer_effects"] if words in e["reason"]]
+
+
+def test_helios_csv_reads_as_the_helios_simulator_does(fixture_warehouse: Settings, tmp_path: Path) -> None:
+    path, meta = run(fixture_warehouse, tmp_path, "helios", window=YEAR_2023, cluster="seren")
+    read = helios_trace(path, vcs={"seren"})
+    assert list(read.raw.columns) == HELIOS_USECOLS  # usecols keeps the file's order
+    assert pd.api.types.is_datetime64_any_dtype(read.raw["submit_time"])
+    assert all(pd.api.types.is_integer_dtype(read.raw[c]) for c in ("gpu_num", "cpu_num", "duration"))
+    assert set(read.raw["vc"]) == {"seren"} and read.dropped["vc"] == 0
+    assert set(meta["substituted_columns"]) == {"vc", "jobname"} and "naive UTC" in meta["time_rule"]
+    types = warehouse_rows(fixture_warehouse, "select distinct job_type from marts.dim_job_type")
+    assert set(read.raw["jobname"]) <= {t for (t,) in types}  # jobname: the job type
+    expected = jobs_of(
+        fixture_warehouse,
+        "strftime(submit_time_utc, '%Y-%m-%d %H:%M:%S'), cast(round(coalesce(run_s, reported_duration_s)) "
+        "as bigint), gpu_num",
+        f"c.cluster_name = 'seren' and {IN_2023} and coalesce(run_s, reported_duration_s) is not null "
+        "order by submit_time_utc, job_id",
+    )
+    written = [
+        (t.strftime("%Y-%m-%d %H:%M:%S"), d, g)
+        for t, d, g in read.raw[["submit_time", "duration", "gpu_num"]].itertuples(index=False)
+    ]
+    assert written == expected and len(written) == meta["rows"] > 0
+    # each count the sidecar gives equals what the reader's own rules drop from the written file
+    effects = {
+        e["reason"].split(" (")[0]: e["rows"]
+        for e in meta["consumer_effects"]
+        if e["consumer"] == meta["consumer"]
+    }
+    assert effects.get("it keeps GPU jobs only", 0) == read.dropped["gpu"]
+    assert sum(v for k, v in effects.items() if "fixed trace start" in k) == read.dropped["start"]
+    assert sum(v for k, v in effects.items() if "'Sept' experiment" in k) == read.dropped["range"]
+    assert read.dropped["range"] > 0  # a 2023 file sits outside the Sept 2020 slice as the reader counts it
+    # with the range and start edited to the window (the effect's lift), every GPU job is read
+    start = str(read.raw["submit_time"].min())
+    opened = helios_trace(path, vcs={"seren"}, date_range=(start, "2024-01-01 00:00:00"), start=start)
+    assert len(opened.jobs) == meta["rows"] - read.dropped["gpu"] and opened.dropped["range"] == 0
+
+
+def test_helios_submit_times_follow_speed(fixture_warehouse: Settings, tmp_path: Path) -> None:
+    normal, _ = run(fixture_warehouse, tmp_path, "helios", window=YEAR_2023, cluster="kalos")
+    fast, _ = run(fixture_warehouse, tmp_path, "helios", window=YEAR_2023, cluster="kalos", speed=2)
+    start = "2023-01-01 00:00:00"
+    slow = helios_trace(normal, vcs={"kalos"}, date_range=(start, "2024-01-01"), start=start).jobs
+    quick = helios_trace(fast, vcs={"kalos"}, date_range=(start, "2024-01-01"), start=start).jobs
+    assert len(slow) > 1 and list(quick["duration"]) == list(slow["duration"])
+    assert list(quick["submit_time"]) == pytest.approx(list(slow["submit_time"] / 2), abs=1)
+
+
+def test_job_exports_count_the_jobs_left_out(fixture_warehouse: Settings, tmp_path: Path) -> None:
+    _, meta = run(fixture_warehouse, tmp_path, "acme-jobs", window=YEAR_2023)
+    unclocked = jobs_of(fixture_warehouse, "c.cluster_name, count(*)", "submit_time_utc is null group by 1")
+    assert unclocked and all(n > 0 for _, n in unclocked)
+    for cluster, n in unclocked:
+        (e,) = effects_by_reason(meta, f"{cluster} jobs have no absolute submit time")
+        assert (e["effect"], e["rows"]) == ("drops", n)
+    (running,) = jobs_of(
+        fixture_warehouse, "count(*)", f"{IN_2023} and coalesce(run_s, reported_duration_s) is null"
+    )[0]
+    (e,) = effects_by_reason(meta, "still RUNNING")
+    assert e["rows"] == running == meta["rows_in_window"] - meta["rows"]
+    clusters, days = jobs_of(
+        fixture_warehouse,
+        "count(distinct c.cluster_name), date_diff('day', min(submit_time_utc), max(submit_time_utc))",
+        f"{IN_2023} and coalesce(run_s, reported_duration_s) is not null",
+    )[0]
+    (e,) = effects_by_reason(meta, "share one submit clock")
+    assert clusters > 1 and f"{clusters} clusters" in e["reason"] and f"spanning {days:,} days" in e["reason"]
+    assert e["lift"] == "--cluster NAME" and e["rows"] == meta["rows"]
+    _, one = run(fixture_warehouse, tmp_path, "acme-jobs", window=YEAR_2023, cluster="seren")
+    assert not effects_by_reason(one, "share one submit clock") and not effects_by_reason(one, "no absolute")
+
+
+def test_pai_gets_a_true_answer(fixture_warehouse: Settings, tmp_path: Path) -> None:
+    (pai,) = jobs_of(fixture_warehouse, "count(*)", "c.cluster_name = 'pai'")[0]
+    for name in ("acme-jobs", "helios"):
+        with pytest.raises(ExportError) as err:
+            export(fixture_warehouse, ExportRequest(name, cluster="pai", out=tmp_path / "pai.csv"))
+        assert f"{pai:,} pai jobs have no absolute submit time" in str(err.value)
+        assert "seconds since the start of PAI's own trace" in str(err.value)
+    # the relative seconds the message points to are there, one per PAI job
+    offsets = "select count(submit_offset_s) from staging.stg_acme__pai_jobs"
+    assert "staging.stg_acme__pai_jobs.submit_offset_s" in str(err.value)
+    assert warehouse_rows(fixture_warehouse, offsets)[0][0] == pai
+    with pytest.raises(ExportError, match="helios writes one cluster's trace: pass --cluster"):
+        export(fixture_warehouse, ExportRequest("helios", out=tmp_path / "all.csv"))
+
+
 @pytest.mark.parametrize("name", list(FORMATS))
 def test_the_same_window_gives_the_same_bytes(fixture_warehouse: Settings, tmp_path: Path, name: str) -> None:
-    a, meta_a = run(fixture_warehouse, tmp_path, name, speed=1.5)
-    b, meta_b = run(fixture_warehouse, tmp_path, name, speed=1.5)
+    cluster = {"cluster": "seren"} if FORMATS[name].one_cluster else {}
+    a, meta_a = run(fixture_warehouse, tmp_path, name, speed=1.5, **cluster)
+    b, meta_b = run(fixture_warehouse, tmp_path, name, speed=1.5, **cluster)
     assert a.read_bytes() == b.read_bytes() and meta_a["sha256"] == meta_b["sha256"]
     assert {k: v for k, v in meta_a.items() if k != "file"} == {
         k: v for k, v in meta_b.items() if k != "file"
@@ -253,6 +366,11 @@ def test_assets_write_the_exports_on_demand(fixture_warehouse: Settings, tmp_pat
     assert (burst["window_start"], burst["window_end"]) == ("5.0", "3605.0")
     assert burst["rows"] == window_totals(fixture_warehouse, "timestamp_s >= 5 and timestamp_s < 3605")[0]
     jobs = metadata[export_key("acme-jobs")]  # default: Seren's first day
+    helios = metadata[export_key("helios")]
+    sidecar = json.loads(
+        (settings.exports_dir / "helios_cluster_log.csv.meta.json").read_text(encoding="utf-8")
+    )
+    assert helios["consumer_effects"] == sidecar["consumer_effects"] and helios["consumer_effects"]
     assert jobs["rows"] == 2 and jobs["data_origin"] == "real"
     assert "Timestamp,Model" in str(burst["preview"])
     for fmt in FORMATS.values():
@@ -268,3 +386,24 @@ def test_exports_are_not_in_the_default_run(fixture_warehouse: Settings) -> None
     everything = EVERYTHING.resolve(graph)
     assert not {export_key(name) for name in FORMATS} & everything
     assert dg.AssetKey(["marts", "fct_request"]) in everything
+
+
+def test_the_cli_warns_of_each_effect(
+    fixture_warehouse: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    from pipelines.cli import main
+
+    monkeypatch.setenv("WAREHOUSE_DIR", str(fixture_warehouse.warehouse_dir))
+    out = tmp_path / "jobs.csv"
+    assert main(["export", "acme-jobs", "--window", *YEAR_2023, "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    meta = json.loads(out.with_name(out.name + ".meta.json").read_text(encoding="utf-8"))
+    warnings = [line for line in printed.err.splitlines() if line.startswith("warning: ")]
+    assert printed.out.startswith("wrote ") and len(warnings) == len(meta["consumer_effects"]) >= 3
+    assert any("pai jobs have no absolute submit time" in w for w in warnings)
+    assert any("share one submit clock" in w and "to change it: --cluster NAME" in w for w in warnings)
+    assert main(["export", "acme-jobs", "--cluster", "pai", "--out", str(out)]) == 1
+    assert "pai jobs have no absolute submit time" in capsys.readouterr().err
