@@ -148,7 +148,7 @@ FORMATS: dict[str, ExportFormat] = {
             file_name="mooncake.jsonl",
             writer="mooncake",
             consumer="aiperf --custom-dataset-type mooncake_trace --fixed-schedule, NVIDIA Dynamo benchmarks "
-            "(src/aiperf/dataset/loader/models.py MooncakeTrace)",
+            "(ai-dynamo/aiperf db4f639: aiperf/dataset/loader/models.py MooncakeTrace)",
             columns=("timestamp", "input_length", "output_length", "hash_ids"),
             select="cast(round(arrival_s * 1000) as bigint) as timestamp, request_tokens as input_length, "
             "response_tokens as output_length, session_id",
@@ -160,7 +160,8 @@ FORMATS: dict[str, ExportFormat] = {
             kind="requests",
             file_name="vidur.csv",
             writer="csv",
-            consumer="Vidur trace replay (vidur/request_generator/trace_replay_request_generator.py)",
+            consumer="Vidur trace replay (microsoft/vidur 7d47513: "
+            "vidur/request_generator/trace_replay_request_generator.py)",
             columns=("arrived_at", "num_prefill_tokens", "num_decode_tokens"),
             select="arrival_s as arrived_at, request_tokens as num_prefill_tokens, "
             "response_tokens as num_decode_tokens",
