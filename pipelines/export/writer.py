@@ -235,9 +235,7 @@ def _selection(
     if requests:
         keep = "true" if fmt.keeps_failed else "not is_failed"
         if request.max_tokens is not None and request.over_max == "drop":
-            limited = (
-                f"(select * from kept where request_tokens + response_tokens <= {int(request.max_tokens)})"
-            )
+            limited = f"(select * from kept where not ({_over(int(request.max_tokens))}))"
         elif request.max_tokens is not None:
             limited = f"(select * replace ({_clipped(int(request.max_tokens))}) from kept)"
         origin = f"(select min({column}) from {limited})" if request.rebase else repr(start)
@@ -299,11 +297,16 @@ def _transform(con, fmt: ExportFormat, selection: _Selection, request: ExportReq
     return _Transformed(spec, model, fidelity_checks(spec, source, written, model))
 
 
+def _over(limit: int) -> str:
+    """A request over ``limit`` tokens (prefill + decode), as a SQL condition."""
+    return f"request_tokens + response_tokens > {limit}"
+
+
 def _clipped(limit: int) -> str:
     """``select * replace`` expressions that bring a request within ``limit`` tokens (``OVER_MAX_RULE``)."""
     decode = f"least(greatest(response_tokens, 1), {limit - 1})"
     prefill = f"least(greatest(request_tokens, 1), {limit} - {decode})"
-    over = f"request_tokens + response_tokens > {limit}"
+    over = _over(limit)
     return (
         f"case when {over} then {prefill} else request_tokens end as request_tokens, "
         f"case when {over} then {decode} else response_tokens end as response_tokens, "
@@ -319,7 +322,7 @@ def _over_max(con, fmt: ExportFormat, selection: _Selection, request: ExportRequ
     rows, tokens = _query(
         con,
         f"{selection.ctes} select count(*), coalesce(sum(request_tokens + response_tokens - {limit}), 0) "
-        f"from kept where request_tokens + response_tokens > {limit}",
+        f"from kept where {_over(limit)}",
         fmt,
     )[0]
     return {"limit": limit, "over": request.over_max, "rule": OVER_MAX_RULE[request.over_max],
