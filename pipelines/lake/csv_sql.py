@@ -29,28 +29,44 @@ _QUOTED_FIELD = r"""(?:^|,)("(?:[^"]|"")*"|[^,]*)"""
 _TYPE_WORD = {"BIGINT": "an integer", "DOUBLE": "a number", "TIMESTAMP": "a timestamp"}
 
 
+# The temp table of a file's lines in file order (``read_lines_sql``): DuckDB keeps the insertion order of a
+# table created from one scan, so a line's ``rowid`` + 1 is its ordinal among the lines DuckDB could decode.
+# Numbering by ``row_number() over ()`` instead would run everything downstream of that window on one thread.
+LINES_TABLE = "_read_lines"
+
+
 def read_lines_sql(path: str, *, store_rejects: bool) -> str:
-    """Every physical line of ``path`` in file order, with its ordinal among the lines DuckDB could decode."""
+    """Every physical line of ``path`` that DuckDB could decode, in file order (one VARCHAR column)."""
     rejects = ", store_rejects=true" if store_rejects else ""
     return (
-        f"select line, row_number() over () as _ordinal from read_csv({lit(path)}, header=false, "
+        f"select line from read_csv({lit(path)}, header=false, "
         f"columns={{'line': 'VARCHAR'}}, delim=e'{_LINE_DELIM}', quote='', escape='', auto_detect=false, "
         f"ignore_errors=true, max_line_size={MAX_LINE_BYTES}{rejects})"
     )
 
 
-def numbered_lines_sql(path: str, *, shifted: bool, offset: int = 0, joined: bool = False) -> str:
-    """Lines with their true line number in the file (header = line 1).
+def store_lines_sql(path: str) -> str:
+    """Create ``LINES_TABLE`` from ``path``'s lines, CRs at their ends trimmed (a CRLF file's lines arrive with
+    their CR); the lines DuckDB cannot decode go to its rejects tables."""
+    return (
+        f"create or replace temp table {LINES_TABLE} as "
+        f"select if(ends_with(line, chr(13)), rtrim(line, chr(13)), line) as line "
+        f"from ({read_lines_sql(path, store_rejects=True)})"
+    )
+
+
+def numbered_lines_sql(*, shifted: bool, offset: int = 0, joined: bool = False) -> str:
+    """The lines of ``LINES_TABLE`` with their true line number in the file (header = line 1).
 
     ``shifted``: the temp table ``_line_gaps(gap, shift)`` holds, for the undecodable lines, how many decodable
     lines precede them; an ASOF join then shifts each ordinal past the undecodable lines before it.
-    ``offset``: added to every data line's number (``path`` holds the header and an appended tail whose first
-    line follows ``offset`` data lines of the whole file).
-    ``joined``: ``path`` is a copy made by ``dialect.prepare`` whose lines are records (a quoted field's line
+    ``offset``: added to every data line's number (the file holds the header and an appended tail whose
+    first line follows ``offset`` data lines of the whole file).
+    ``joined``: the file is a copy made by ``dialect.prepare`` whose lines are records (a quoted field's line
     breaks written as ``JOINED_BREAK``); the temp table ``_line_spans(gap, shift)`` maps its lines back to the
     landed file's, and the breaks become LF again.
     """
-    base = read_lines_sql(path, store_rejects=False)
+    base = f"select line, rowid + 1 as _ordinal from {LINES_TABLE}"
     shift = f" + {int(offset)}" if offset else ""
     if shifted:
         base = (
@@ -62,7 +78,7 @@ def numbered_lines_sql(path: str, *, shifted: bool, offset: int = 0, joined: boo
             f"select replace(n.line, chr(30), chr(10)) as line, n._ordinal + coalesce(s.shift, 0) as _ordinal "
             f"from ({base}) n asof left join _line_spans s on n._ordinal > s.gap"
         )
-    return f"select rtrim(line, chr(13)) as line, _ordinal{shift} as _row_number from ({base})"
+    return f"select line, _ordinal{shift} as _row_number from ({base})"
 
 
 LINE_GAPS_SQL = """

@@ -113,6 +113,7 @@ def _connect(settings: Settings) -> duckdb.DuckDBPyConnection:
     tmp.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(config={"temp_directory": str(tmp)})
     con.execute("set TimeZone = 'UTC'")
+    con.execute("set preserve_insertion_order = true")  # csv_sql.LINES_TABLE numbers lines by insertion
     # A partitioned COPY buffers rows per open partition before writing; a low threshold keeps memory flat
     # as files grow (measured in benchmarks/: 1x -> 4x of a utilization file within 1.25x instead of 2.1x).
     con.execute(f"set partitioned_write_flush_threshold = {PARTITION_FLUSH_ROWS}")
@@ -175,9 +176,11 @@ def _wide_select(src: SourceFile, header: list[str], origin: str, loaded_at: str
 
 
 def _checked_cte(
-    path: Path, schema: FileSchema, header: list[str], shifted: bool, offset: int, joined: bool = False
+    schema: FileSchema, header: list[str], shifted: bool, offset: int, joined: bool = False
 ) -> str:
-    numbered = q.numbered_lines_sql(str(path), shifted=shifted, offset=offset, joined=joined)
+    """The data lines of ``csv_sql.LINES_TABLE``, split into fields ``f``, with their reject reason and
+    column (both NULL on a good line)."""
+    numbered = q.numbered_lines_sql(shifted=shifted, offset=offset, joined=joined)
     parsed = (
         f"select line, _row_number, {q.fields_sql()} as f from ({numbered}) where _row_number > {1 + offset}"
     )
@@ -233,15 +236,13 @@ def _parse(
         if joined:
             con.execute("create temp table _line_spans (gap bigint, shift bigint)")
             con.executemany("insert into _line_spans values (?, ?)", prepared.spans)
-        n_decodable = _scalar(
-            con, f"select count(_ordinal) from ({q.read_lines_sql(str(prepared.path), store_rejects=True)})"
-        )
+        con.execute(q.store_lines_sql(str(prepared.path)))
+        n_decodable = _scalar(con, f"select count(*) from {q.LINES_TABLE}")
         undecodable = con.execute(q.encoding_rejects_sql(offset, joined)).fetchall()
         if undecodable:
             con.execute(q.LINE_GAPS_SQL)
         lines = n_decodable + len(undecodable) - 1  # the header is not a data line
-        checked = _checked_cte(prepared.path, schema, header, bool(undecodable), offset, joined)
-        rejected = _write_rejects(con, settings, src, checked, loaded_at, offset, kept_rejects, joined)
+        checked = _checked_cte(schema, header, bool(undecodable), offset, joined)
         origin = _origin_sql(src.origin, src.real_lines)
         body = (
             _wide_select(src, header, origin, loaded_at)
@@ -255,6 +256,12 @@ def _parse(
             con,
             f"copy ({select}) to {q.lit(str(staging))} "
             "(format parquet, partition_by (_partition), compression zstd, overwrite_or_ignore true)",
+        )
+        # A line of a table file is one row or one reject: when every decodable line became a row, the
+        # rejects are the undecodable lines alone and the file is not parsed a second time to find them.
+        parse_rejects = schema.layout == "wide" or written != lines - len(undecodable)
+        rejected = _write_rejects(
+            con, settings, src, checked if parse_rejects else None, loaded_at, offset, kept_rejects, joined
         )
         _merge_split_partitions(con, staging)
         partitions = _staged_partitions(con, staging, [c[0] for c in columns]) if written else []
@@ -448,10 +455,11 @@ def _load_file(settings: Settings, src: SourceFile, *, force: bool, fast_wide: b
 
 
 def _write_rejects(
-    con: duckdb.DuckDBPyConnection, settings: Settings, src: SourceFile, checked: str, loaded_at: str,
+    con: duckdb.DuckDBPyConnection, settings: Settings, src: SourceFile, checked: str | None, loaded_at: str,
     offset: int, kept: Path | None, joined: bool = False,
 ) -> int:  # fmt: skip
-    """Write the file's rejects (after those in ``kept``, from an earlier load); returns how many it holds."""
+    """Write the file's rejects (after those in ``kept``, from an earlier load); returns how many it holds.
+    ``checked``: the parsed lines (``_checked_cte``), None when none of them is a reject."""
     fam, path, at = (
         q.lit(src.upstream.family),
         q.lit(src.upstream.mirror_path),
@@ -463,11 +471,11 @@ def _write_rejects(
         "from checked where _reason is not null"
     )
     decode_rejects = (
-        f"select {fam}, {path}, _row_number, cast(null as varchar), "
-        f"{_DECODE_REASON}, raw_text, "
-        f"{at} from ({q.encoding_rejects_sql(offset, joined)})"
+        f"select {fam} as family, {path} as source_file, _row_number as line, cast(null as varchar) as column_name, "
+        f"{_DECODE_REASON} as reason, raw_text, {at} as loaded_at from ({q.encoding_rejects_sql(offset, joined)})"
     )
-    return _copy_rejects(con, settings, src, f"{parse_rejects} union all {decode_rejects}", kept)
+    rejects = f"{parse_rejects} union all {decode_rejects}" if checked else decode_rejects
+    return _copy_rejects(con, settings, src, rejects, kept)
 
 
 def _copy_rejects(

@@ -14,6 +14,7 @@ import pytest
 
 from pipelines.families.registry import fixed_files
 from pipelines.families.upstream import UpstreamFile, discover_utilization
+from pipelines.lake import csv_sql
 from pipelines.lake.header import LoadError
 from pipelines.lake.loader import SourceFile, load_file
 from pipelines.lake.state import partition_dir
@@ -341,3 +342,33 @@ def test_partitions_split_by_the_copy_are_merged_into_one_file(
     rows = raw_rows(warehouse, "burstgpt__requests")
     assert [r["_row_number"] for r in rows] == list(range(2, 2 + len(lines)))
     assert {p.key: p.rows for p in result.state.partitions} == {"0000": 3_001, "0001": 3_000, "0002": 3_000}
+
+
+def test_line_numbers_hold_across_a_file_read_in_parallel(
+    warehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB's CSV reader sizes its buffer from the longest line allowed: with 1 MiB lines it reads this ~25 MB
+    file in chunks on both threads. Each line's Timestamp is its line number, so every row says whether it
+    was numbered in file order; a bad value and an undecodable line sit deep in the file."""
+    monkeypatch.setattr(csv_sql, "MAX_LINE_BYTES", 1 << 20)
+    n = 1_000_000
+    bad, undecodable = 734_567, 912_345
+    body = bytearray(f"{BURST_HEADER}\n".encode())
+    for line in range(2, n + 2):
+        if line == bad:
+            body += f"{line},ChatGPT,x,2,3,API log\n".encode()
+        elif line == undecodable:
+            body += f"{line},Chat\xff,1,2,3,API log\n".encode("latin-1")
+        else:
+            body += f"{line},ChatGPT,1,2,3,API log\n".encode()
+    result = load(warehouse, upstream("BurstGPT_1.csv"), write(tmp_path, "BurstGPT_1.csv", bytes(body)))
+    assert (result.state.lines, result.state.loaded, result.state.rejected) == (n, n - 2, 2)
+    assert [(r["line"], r["column_name"]) for r in rejects(warehouse, "burstgpt__requests")] == [
+        (bad, "Request tokens"),
+        (undecodable, None),
+    ]
+    glob = warehouse.raw_dir / "burstgpt__requests" / "_partition=*" / "*.parquet"
+    misnumbered = duckdb.sql(
+        f"select count(*) filter (where _row_number <> timestamp_s), count(*) from read_parquet('{glob}')"
+    ).fetchall()
+    assert misnumbered == [(0, n - 2)]
