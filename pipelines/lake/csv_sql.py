@@ -47,7 +47,8 @@ def read_lines_sql(path: str, *, store_rejects: bool) -> str:
 
 def store_lines_sql(path: str) -> str:
     """Create ``LINES_TABLE`` from ``path``'s lines, CRs at their ends trimmed (a CRLF file's lines arrive with
-    their CR); the lines DuckDB cannot decode go to its rejects tables."""
+    their CR; only those lines are trimmed, as trimming copies the string); the lines DuckDB cannot decode go
+    to its rejects tables."""
     return (
         f"create or replace temp table {LINES_TABLE} as "
         f"select if(ends_with(line, chr(13)), rtrim(line, chr(13)), line) as line "

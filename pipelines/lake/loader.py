@@ -257,9 +257,9 @@ def _parse(
             f"copy ({select}) to {q.lit(str(staging))} "
             "(format parquet, partition_by (_partition), compression zstd, overwrite_or_ignore true)",
         )
-        # A line of a table file is one row or one reject: when every decodable line became a row, the
+        # A line of a table file is one row or one reject: when every decodable data line became a row, the
         # rejects are the undecodable lines alone and the file is not parsed a second time to find them.
-        parse_rejects = schema.layout == "wide" or written != lines - len(undecodable)
+        parse_rejects = schema.layout == "wide" or written != n_decodable - 1
         rejected = _write_rejects(
             con, settings, src, checked if parse_rejects else None, loaded_at, offset, kept_rejects, joined
         )
