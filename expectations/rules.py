@@ -46,6 +46,7 @@ ROWS_FRAME = "rows"
 FAMILY_FRAME = "family"
 SCHEMA_FRAME = "schema"
 STRUCTURAL_RULE = "columns_and_types"
+LOOKUP_VALUE = "_lookup_value"  # the value column of a Lookup's SELECT
 PROVENANCE_COLUMNS: dict[str, str] = {
     "_source_file": "VARCHAR",
     "_row_number": "BIGINT",
@@ -119,13 +120,19 @@ class Lookup:
     """A derived column read from a small relation joined to the frame's rows (see the module docstring).
 
     ``select(rows)`` is a SELECT over the frame's source relation ``rows`` returning the ``on`` columns and
-    one column ``value``, at most one row per ``on`` key; the frame joins it on the keys (nulls equal), and
+    the value as column ``LOOKUP_VALUE``, at most one row per ``on`` key; the frame joins it on the keys (nulls equal), and
     a row without a match gets ``default``.
+
+    ``sparse``: every rule on this column accepts ``default``, so only the rows with a match can break one,
+    and ``select(rows)`` returns those rows whole (every column of ``rows``, then ``LOOKUP_VALUE``). A rule of the
+    ``rows`` frame on a sparse lookup then runs on the lookup's rows alone, counted against all the batch's
+    rows, instead of on a join of the lookup to every row.
     """
 
     select: Callable[[str], str]
     on: tuple[str, ...]
     default: str = "null"
+    sparse: bool = False
 
     @property
     def complete(self) -> bool:
@@ -142,7 +149,7 @@ class _DistinctKeys:
 
     def __call__(self, rows: str) -> str:
         keys = ", ".join(self.on)
-        return f"select {keys}, {self.sql} as value from (select distinct {keys} from {rows})"
+        return f"select {keys}, {self.sql} as {LOOKUP_VALUE} from (select distinct {keys} from {rows})"
 
 
 def per_key(sql: str, on: tuple[str, ...]) -> Lookup:

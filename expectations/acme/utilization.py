@@ -7,8 +7,8 @@ Every rule is a derived column computed in the frame's DuckDB query and bounded 
 loader refuses a wide header that repeats a column name, so a line holds each series once: two rows share a
 file, series and Time only when two lines of the file share a Time. The series rules read the column name's
 shape once per distinct (cluster, series), and the copy number is counted only on the lines whose Time
-repeats (``Lookup``): a real-shaped file has a few distinct names and a handful of repeated lines among
-hundreds of millions of values.
+repeats (``Lookup``; sparse: the duplicate rule runs on those rows alone): a real-shaped file has a few
+distinct names and a handful of repeated lines among hundreds of millions of values.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from expectations.rules import (
+    LOOKUP_VALUE,
     PROVENANCE_COLUMNS,
     ROW_INDEX,
     Lookup,
@@ -62,16 +63,16 @@ def repeated_lines(rows: str, within: tuple[str, ...]) -> str:
 
 
 def _time_copies(rows: str) -> str:
-    """The copy number of each row on a line whose (file, Time) repeats; every other row is copy 1."""
+    """Each row on a line whose (file, Time) repeats, with its copy number; every other row is copy 1."""
     return (
-        "select _source_file, _row_number, series, "
-        "row_number() over (partition by _source_file, series, time order by _row_number) as value "
+        "select *, row_number() over (partition by _source_file, series, time order by _row_number) "
+        f"as {LOOKUP_VALUE} "
         f"from {rows} semi join ({repeated_lines(rows, ('_source_file',))}) as repeated "
         "using (_source_file, _row_number)"
     )
 
 
-TIME_COPY = Lookup(_time_copies, ("_source_file", "_row_number", "series"), default="1")
+TIME_COPY = Lookup(_time_copies, ("_source_file", "_row_number", "series"), default="1", sparse=True)
 
 
 def _metric_value(metrics: Sequence[str]) -> str:

@@ -133,8 +133,14 @@ class DocsCollector:
         return f"{self.family}.{frame}"
 
     def add(
-        self, frame: str, rules: Sequence[Rule], result: ExpectationSuiteValidationResult, version: str = ""
+        self,
+        frame: str,
+        rules: Sequence[Rule],
+        result: ExpectationSuiteValidationResult,
+        version: str = "",
+        new_batch: bool = True,
     ) -> None:
+        """Merge one GX result into the frame's page (``new_batch`` False: more rules of a batch counted)."""
         page = self.page_name(frame)
         self.versions[page] = version
         merged = self.pages.setdefault(page, {})
@@ -146,7 +152,7 @@ class DocsCollector:
                 merged[name] = _Merged(r.expectation_config, by_name[name].threshold)
                 known.append(by_name[name])
             merged[name].add(r)
-        self.batches[page] += 1
+        self.batches[page] += new_batch
         self.meta.setdefault(page, dict(result.meta or {}))
 
     def add_counts(self, frame: str, rule: str, element_count: int, unexpected_count: int) -> None:

@@ -2,7 +2,9 @@
 
 A frame's SELECT reads only the columns its rules need and computes their derived columns
 (``Rule.derived``) in the same query; a ``Lookup`` is computed once into a small table of the session and
-joined back on its keys (a left join matching at most one row: the frame keeps its rows). Batches are the
+joined back on its keys (a left join matching at most one row: the frame keeps its rows). A rule of the
+``rows`` frame on a sparse lookup runs on a frame of its own: the lookup's rows, which are the only ones that
+can break it (the join would probe every row of the batch for a few thousand matches). Batches are the
 changed units of a family (``rows`` and ``schema``), one partition (partition-scope custom frames), or the
 whole family reading a few columns (``family`` and cross-file frames). Nothing is copied: every view reads
 the Parquet files where they are.
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from expectations.rules import FAMILY_FRAME, ROWS_FRAME, Lookup, Rule, Suite
+from expectations.rules import FAMILY_FRAME, LOOKUP_VALUE, ROWS_FRAME, Lookup, Rule, Suite
 from pipelines.lake.relation import has_partition_files, ident, lit, parquet_scan, partitioned_scan
 from pipelines.settings import Settings
 
@@ -95,7 +97,7 @@ def with_derived(
         table = (
             "select "
             + ", ".join(f"{k} as {r}" for k, r in zip(keys, renamed, strict=True))
-            + f", value as {alias}_value from ({lookup.select(relation)})"
+            + f", {LOOKUP_VALUE} as {alias}_value from ({lookup.select(relation)})"
         )
         if keep is not None:
             table = keep(f"{prefix}_{name}", table)
@@ -151,6 +153,33 @@ def _inlined(
 def _literal(value: Any, sql_type: str) -> str:
     """A typed SQL literal of a value read back from DuckDB."""
     return f"cast({'null' if value is None else lit(str(value))} as {sql_type})"
+
+
+def sparse_groups(rules: Sequence[Rule]) -> tuple[list[Rule], dict[str, list[Rule]]]:
+    """The rules joined to every row, and those on each sparse lookup (derived column name → rules), which
+    run on the lookup's rows alone (``Lookup.sparse``; such a rule has no other derived column)."""
+    joined: list[Rule] = []
+    sparse: dict[str, list[Rule]] = {}
+    for rule in rules:
+        names = [n for n, d in rule.derived.items() if isinstance(d, Lookup) and d.sparse]
+        if not names:
+            joined.append(rule)
+        elif len(rule.derived) > 1:
+            raise ValueError(f"rule {rule.name}: a sparse lookup must be the rule's only derived column")
+        else:
+            sparse.setdefault(names[0], []).append(rule)
+    return joined, sparse
+
+
+def sparse_frame_sql(name: str, rules: Sequence[Rule], src: Sources, index: Sequence[str]) -> str:
+    """The rows of a batch that sparse lookup ``name`` matches, with ``index``, the rules' raw columns and the
+    lookup's value as column ``name``: stored as a table of the session (the lookup runs once)."""
+    lookup = rules[0].derived[name]
+    assert isinstance(lookup, Lookup)
+    wanted = list(dict.fromkeys([*index, *(c for r in rules for c in r.columns if c != name)]))
+    picked = ", ".join(ident(c) for c in wanted)
+    body = f"select {picked}, {LOOKUP_VALUE} as {ident(name)} from ({lookup.select(src.rows)})"
+    return src.session.keep(f"lookup_rows_{name}", body)
 
 
 def row_source(frame: str, src: Sources) -> str | None:

@@ -34,7 +34,7 @@ VALIDATION_DUCKDB_MEMORY = "1GB"
 
 _lock = threading.Lock()
 _context: AbstractDataContext | None = None
-_suites: dict[tuple[str, str], ExpectationSuite] = {}
+_suites: dict[tuple[str, str, tuple[str, ...]], ExpectationSuite] = {}
 
 
 def context() -> AbstractDataContext:
@@ -79,12 +79,14 @@ def build_suite(name: str, rules: Sequence[Rule]) -> ExpectationSuite:
 
 
 def suite(name: str, version: str, rules: Sequence[Rule]) -> ExpectationSuite:
-    """The process's cached suite ``name`` at ``version`` (built on first use)."""
+    """The process's cached suite ``name`` at ``version`` of ``rules`` (built on first use; a frame's rules
+    may run in two suites, see ``frames.sparse_groups``)."""
     context()
+    key = (name, version, tuple(r.name for r in rules))
     with _lock:
-        cached = _suites.get((name, version))
+        cached = _suites.get(key)
         if cached is None:
-            cached = _suites[(name, version)] = build_suite(name, rules)
+            cached = _suites[key] = build_suite(name, rules)
         return cached
 
 

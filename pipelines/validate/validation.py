@@ -35,6 +35,8 @@ from pipelines.validate.frames import (
     frame_sql,
     row_source,
     schema_sql,
+    sparse_frame_sql,
+    sparse_groups,
 )
 from pipelines.validate.gx_suites import SAMPLE_ROWS, LakeSession, unexpected_rows_query
 from pipelines.validate.outcomes import FamilyValidation, PartitionCount, RuleOutcome
@@ -73,6 +75,7 @@ class _Run:
         index: Sequence[str],
         label: str,
         rows_of: str | None = None,
+        new_batch: bool = True,
     ) -> list[Findings]:
         columns = list(self.session.columns(view))
         derived = {name for r in rules for name in r.derived}
@@ -81,7 +84,7 @@ class _Run:
         name = f"{self.suite.family}.{frame}"
         version = frame_version(self.suite, frame)
         result = self.session.validate(view, name, version, rules, reported, rows_of)
-        self.docs.add(frame, rules, result, version)
+        self.docs.add(frame, rules, result, version, new_batch)
         by_name = {r.name: r for r in rules}
         out = []
         for r in result.results:
@@ -153,23 +156,31 @@ class _Run:
         """The ``rows`` frame over the changed units at once; fills their records and quarantine files. A row
         names its unit by its Parquet file (``FILE_COLUMN``): a source file's partition may have parts."""
         rules = self.suite.rules_on(ROWS_FRAME)
+        joined, sparse = sparse_groups(rules)
         index = (*self.suite.row_index, PARTITION_COLUMN, FILE_COLUMN)
         scan = files_relation([u.path for u in units], hive=True, file_column=True)
         src = Sources(self.session, self.settings, scan)
         label = f"{len(units)} changed unit(s)"
-        view = self._view(ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, rules, src, index=index) or "", label)
+        view = self._view(
+            ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, joined, src, index=index) or "", label
+        )
         findings = (
-            self._validate(view, ROWS_FRAME, rules, index, label, row_source(ROWS_FRAME, src))
-            if rules
+            self._validate(view, ROWS_FRAME, joined, index, label, row_source(ROWS_FRAME, src))
+            if joined
             else []
         )
+        views = dict.fromkeys((r.name for r in joined), view)
+        for name, group in sparse.items():  # counted against every row of the batch (``scan``)
+            lookup_view = self._view(f"{ROWS_FRAME}_{name}", sparse_frame_sql(name, group, src, index), label)
+            findings += self._validate(lookup_view, ROWS_FRAME, group, index, label, scan, new_batch=False)
+            views.update(dict.fromkeys((r.name for r in group), lookup_view))
         rows_of = self._unit_rows(view, units, findings)
         for found in findings:
             if len(units) > 1:
                 self._split(found, (FILE_COLUMN,))
             elif found.count:
                 found.per_key = {(units[0].file,): found.count}
-        breakdowns = {r.name: self._breakdown(view, r) for r in rules if r.breakdown}
+        breakdowns = {r.name: self._breakdown(views[r.name], r) for r in rules if r.breakdown}
         quarantining = [f for f in findings if f.rule.kind == "quarantine"]
         quarantined = write_units(self.settings, self.suite.family, self.session, units, quarantining)
         for unit in units:

@@ -4,9 +4,13 @@ the IPMI server type."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from pipelines.settings import Settings
+import pytest
+
+from pipelines.settings import Settings, load_settings
+from pipelines.validate import validation
 from tests.support.validation import (
     assert_reconciled,
     lake_quarantine,
@@ -145,3 +149,72 @@ def test_ipmi_type_not_derivable_without_memory_power_column(warehouse: Settings
     result = validate(warehouse, IPMI)
     assert result.findings() == {"server_type_derivable": 1}
     assert result.outcomes["server_type_derivable"].breakdown == {"(null)": 1}
+
+
+def test_duplicate_rule_on_repeated_lines_equals_its_join_to_every_row(
+    warehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``time_not_duplicated`` runs on the rows of repeated lines alone (a sparse lookup), counted against
+    every row: each rule's count, rows evaluated, samples, per-file counts and partitions equal those of the
+    copy number joined to every row, over two files with repeats (a third copy; a series whose first line at
+    a Time lacks it, so its first copy is on the second line)."""
+    files = {
+        "seren/GPU_UTIL.csv": (
+            "Time,10.140.0.1-0,10.140.0.1-1\n"
+            f"{T0},50,1\n{T15},60,\n{T15},61,2\n{T15},62,3\n"
+            "2023-07-19 08:00:30+08:00,70,4\n"
+        ),
+        "seren/GPU_TEMP.csv": f"Time,10.140.0.1-0,node_a\n{T0},40,1\n{T0},41,2\n{T15},42,3\n",
+    }
+
+    def outcomes(settings: Settings) -> tuple[dict, list]:
+        for name, text in files.items():
+            load_csv(settings, tmp_path / settings.warehouse_dir.name, name, text)
+        result = validate(settings, GPU, docs=True)
+        assert_reconciled(result)
+        rules = {
+            name: (o.count, o.evaluated, o.samples, dict(o.by_file), sorted(o.partitions))
+            for name, o in result.outcomes.items()
+        }
+        stored = settings.docs_dir / "gx-context" / "gx" / "uncommitted" / "validations" / GPU / "rows"
+        (page,) = [json.loads(p.read_text(encoding="utf-8")) for p in stored.rglob("*.json")]
+        docs = {
+            r["expectation_config"]["meta"]["rule"]: (
+                r["result"]["element_count"],
+                r["result"]["unexpected_count"],
+                r["result"]["unexpected_percent"],
+            )
+            for r in page["results"]
+        }
+        docs["batches"] = page["meta"]["batch_parameters"]["batches"]
+        return rules, [(p.key, p.loaded, p.quarantined) for p in result.partitions], docs
+
+    sparse_frames = []
+    real = validation.sparse_frame_sql
+    monkeypatch.setattr(
+        validation, "sparse_frame_sql", lambda *a, **k: sparse_frames.append(a[0]) or real(*a, **k)
+    )
+    sparse = outcomes(warehouse)
+    assert sparse_frames == ["time_copy"]
+
+    monkeypatch.setenv("WAREHOUSE_DIR", str(tmp_path / "joined"))
+    monkeypatch.setattr(validation, "sparse_groups", lambda rules: (list(rules), {}))
+    joined = outcomes(load_settings())
+    assert sparse == joined
+    assert sparse[2]["time_not_duplicated"] == (
+        15,
+        5,
+        pytest.approx(100 / 3),
+    )  # the Data Docs count every row
+    assert sparse[2]["batches"] == 1
+    count, evaluated, samples, by_file, _ = sparse[0]["time_not_duplicated"]
+    # GPU_UTIL: 61 and 62 of 10.140.0.1-0 at T15, 3 of -1 (its first copy is 2); GPU_TEMP: 41 and 2 at T0
+    assert (count, evaluated) == (5, 15)
+    assert {Path(f).name: n for f, n in by_file.items()} == {"GPU_TEMP.csv": 2, "GPU_UTIL.csv": 3}
+    assert [(s["_row_number"], s["series"]) for s in samples] == [
+        ("3", "10.140.0.1-0"),
+        ("3", "node_a"),
+        ("4", "10.140.0.1-0"),
+        ("5", "10.140.0.1-0"),
+        ("5", "10.140.0.1-1"),
+    ]
