@@ -120,13 +120,13 @@ class Lookup:
     """A derived column read from a small relation joined to the frame's rows (see the module docstring).
 
     ``select(rows)`` is a SELECT over the frame's source relation ``rows`` returning the ``on`` columns and
-    the value as column ``LOOKUP_VALUE``, at most one row per ``on`` key; the frame joins it on the keys (nulls equal), and
-    a row without a match gets ``default``.
+    the value as column ``LOOKUP_VALUE``, at most one row per ``on`` key; the frame joins it on the keys
+    (nulls equal), and a row without a match gets ``default``.
 
     ``sparse``: every rule on this column accepts ``default``, so only the rows with a match can break one,
-    and ``select(rows)`` returns those rows whole (every column of ``rows``, then ``LOOKUP_VALUE``). A rule of the
-    ``rows`` frame on a sparse lookup then runs on the lookup's rows alone, counted against all the batch's
-    rows, instead of on a join of the lookup to every row.
+    and ``select(rows)`` returns those rows whole (every column of ``rows``, then ``LOOKUP_VALUE``). A rule
+    of the ``rows`` frame on a sparse lookup then runs on the lookup's rows alone, counted against all the
+    batch's rows, instead of on a join of the lookup to every row.
     """
 
     select: Callable[[str], str]

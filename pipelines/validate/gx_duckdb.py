@@ -17,9 +17,9 @@ GX counts a batch's rows with a query of its own (``table.row_count``), which fo
 and computes its joins once more (seconds at the real utilization size). A frame whose rows are exactly those
 of a plain Parquet relation (the built-in frames: a left join on distinct keys keeps every row once) is
 registered with ``count_rows_of``; the engine then answers that metric with ``count(*)`` of the relation, which
-DuckDB reads from the Parquet footers. So is the frame of a sparse lookup's rows: its rules are counted against
-every row of the batch, which all the others pass. Every other metric, and the row count of any other batch or of a
-batch with a row condition, is GX's own.
+DuckDB reads from the Parquet footers. So is the frame of a sparse lookup's rows: its rules are counted
+against every row of the batch, which all the others pass. Every other metric, and the row count of any other
+batch or of a batch with a row condition, is GX's own.
 
 ``DuckDBDatasource`` is GX's ``SQLDatasource`` with that engine (a fluent datasource type ``duckdb``;
 ``context.data_sources.add_duckdb(...)`` once this module is imported). Upstream GX has no DuckDB datasource
