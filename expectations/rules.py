@@ -194,6 +194,11 @@ class Rule:
         names = [*self.columns, *self.derived, *self.expect.columns]
         return tuple(dict.fromkeys(names))
 
+    @property
+    def sparse_lookup(self) -> tuple[str, Lookup] | None:
+        """The derived column name and lookup of a rule on a sparse lookup (``Lookup.sparse``), else None."""
+        return next(((n, d) for n, d in self.derived.items() if isinstance(d, Lookup) and d.sparse), None)
+
 
 @dataclass(frozen=True)
 class Suite:
@@ -222,6 +227,11 @@ class Suite:
                 )
             if rule.kind == "structural":
                 raise ValueError(f"suite {self.family}: {rule.name}: the structural rule is built in")
+            if rule.sparse_lookup and (len(rule.derived) > 1 or rule.breakdown):
+                raise ValueError(
+                    f"suite {self.family}: {rule.name}: a rule on a sparse lookup runs on the lookup's rows "
+                    "alone: it can have no other derived column and no breakdown"
+                )
 
     @property
     def structural_rule(self) -> Rule:

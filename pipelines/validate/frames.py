@@ -155,27 +155,25 @@ def _literal(value: Any, sql_type: str) -> str:
     return f"cast({'null' if value is None else lit(str(value))} as {sql_type})"
 
 
-def sparse_groups(rules: Sequence[Rule]) -> tuple[list[Rule], dict[str, list[Rule]]]:
-    """The rules joined to every row, and those on each sparse lookup (derived column name → rules), which
-    run on the lookup's rows alone (``Lookup.sparse``; such a rule has no other derived column)."""
+def sparse_groups(rules: Sequence[Rule]) -> tuple[list[Rule], dict[tuple[str, Lookup], list[Rule]]]:
+    """The rules joined to every row, and those on each sparse lookup (``Rule.sparse_lookup`` → rules), which
+    run on the lookup's rows alone."""
     joined: list[Rule] = []
-    sparse: dict[str, list[Rule]] = {}
+    sparse: dict[tuple[str, Lookup], list[Rule]] = {}
     for rule in rules:
-        names = [n for n, d in rule.derived.items() if isinstance(d, Lookup) and d.sparse]
-        if not names:
+        found = rule.sparse_lookup
+        if found is None:
             joined.append(rule)
-        elif len(rule.derived) > 1:
-            raise ValueError(f"rule {rule.name}: a sparse lookup must be the rule's only derived column")
         else:
-            sparse.setdefault(names[0], []).append(rule)
+            sparse.setdefault(found, []).append(rule)
     return joined, sparse
 
 
-def sparse_frame_sql(name: str, rules: Sequence[Rule], src: Sources, index: Sequence[str]) -> str:
-    """The rows of a batch that sparse lookup ``name`` matches, with ``index``, the rules' raw columns and the
-    lookup's value as column ``name``: stored as a table of the session (the lookup runs once)."""
-    lookup = rules[0].derived[name]
-    assert isinstance(lookup, Lookup)
+def sparse_frame_sql(
+    name: str, lookup: Lookup, rules: Sequence[Rule], src: Sources, index: Sequence[str]
+) -> str:
+    """The rows of a batch that sparse ``lookup`` matches, with ``index``, the rules' raw columns and the
+    lookup's value as derived column ``name``: stored as a table of the session (the lookup runs once)."""
     wanted = list(dict.fromkeys([*index, *(c for r in rules for c in r.columns if c != name)]))
     picked = ", ".join(ident(c) for c in wanted)
     body = f"select {picked}, {LOOKUP_VALUE} as {ident(name)} from ({lookup.select(src.rows)})"

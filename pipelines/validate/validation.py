@@ -169,18 +169,17 @@ class _Run:
             if joined
             else []
         )
-        views = dict.fromkeys((r.name for r in joined), view)
-        for name, group in sparse.items():  # counted against every row of the batch (``scan``)
-            lookup_view = self._view(f"{ROWS_FRAME}_{name}", sparse_frame_sql(name, group, src, index), label)
+        for (name, lookup), group in sparse.items():  # counted against every row of the batch (``scan``)
+            sql = sparse_frame_sql(name, lookup, group, src, index)
+            lookup_view = self._view(f"{ROWS_FRAME}_{name}", sql, label)
             findings += self._validate(lookup_view, ROWS_FRAME, group, index, label, scan, new_batch=False)
-            views.update(dict.fromkeys((r.name for r in group), lookup_view))
         rows_of = self._unit_rows(view, units, findings)
         for found in findings:
             if len(units) > 1:
                 self._split(found, (FILE_COLUMN,))
             elif found.count:
                 found.per_key = {(units[0].file,): found.count}
-        breakdowns = {r.name: self._breakdown(views[r.name], r) for r in rules if r.breakdown}
+        breakdowns = {r.name: self._breakdown(view, r) for r in joined if r.breakdown}
         quarantining = [f for f in findings if f.rule.kind == "quarantine"]
         quarantined = write_units(self.settings, self.suite.family, self.session, units, quarantining)
         for unit in units:

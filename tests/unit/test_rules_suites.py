@@ -8,7 +8,7 @@ import re
 import pytest
 
 from expectations import SUITES, suite_for
-from expectations.rules import ROWS_FRAME, STRUCTURAL_RULE, Rule, Suite, between
+from expectations.rules import ROWS_FRAME, STRUCTURAL_RULE, Lookup, Rule, Suite, between
 from pipelines.families.registry import FAMILIES
 
 KINDS = {"structural", "quarantine", "flag", "duplicate"}
@@ -117,3 +117,8 @@ def test_suite_refuses_inconsistent_rules() -> None:
         Suite("fam", {}, (twice, twice))
     with pytest.raises(ValueError, match="unknown frame 'nowhere'"):
         Suite("fam", {}, (Rule("z", "flag", "d", between("a", 0), frame="nowhere"),))
+    copies = Lookup(str, ("k",), default="1", sparse=True)
+    with pytest.raises(ValueError, match="w: a rule on a sparse lookup"):
+        Suite("fam", {}, (Rule("w", "flag", "d", between("c", 0), derived={"c": copies}, breakdown="c"),))
+    with pytest.raises(ValueError, match="v: a rule on a sparse lookup"):
+        Suite("fam", {}, (Rule("v", "flag", "d", between("c", 0), derived={"c": copies, "e": "1"}),))
