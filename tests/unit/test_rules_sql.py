@@ -7,7 +7,7 @@ import pytest
 
 from expectations.acme.ipmi_power import server_type_sql
 from expectations.acme.jobs import DURATION_RULE_SQL, utc_offsets_sql
-from expectations.acme.utilization import SERIES_KIND_SQL
+from expectations.acme.utilization import SECONDS_OFF_GRID_SQL, SERIES_KIND_SQL
 from expectations.burstgpt.common import SESSION_ID_PROBLEM_SQL
 
 
@@ -57,6 +57,21 @@ def test_utc_offsets_distinct_sorted() -> None:
 )
 def test_series_kind(cluster: str, series: str, kind: str) -> None:
     assert _eval(SERIES_KIND_SQL, f"('{cluster}', '{series}')", "cluster, series") == [kind]
+
+
+@pytest.mark.parametrize(
+    ("time", "off"),
+    [
+        ("2023-07-19 00:00:00", 0.0),
+        ("2023-07-19 00:00:15", 0.0),
+        ("2023-07-19 00:00:07", 7.0),
+        ("2023-07-19 00:00:29.5", 14.5),
+        ("1969-12-31 23:59:53", 8.0),  # 7 s before a grid point: 8 s past the one before it
+        ("1969-12-31 23:59:45", 0.0),
+    ],
+)
+def test_seconds_off_grid(time: str, off: float) -> None:
+    assert _eval(SECONDS_OFF_GRID_SQL, f"(timestamp '{time}')", "time") == [off]
 
 
 def test_server_type() -> None:
