@@ -17,9 +17,11 @@ final as (
         cast(metric as {{ dbt.type_string() }}) as metric,
         cast(series as {{ dbt.type_string() }}) as series,
         cast(count(*) as {{ dbt.type_bigint() }}) as cells,
-        cast(_partition as {{ dbt.type_string() }}) as _partition
+        cast({{ dbt.any_value('_partition') }} as {{ dbt.type_string() }}) as _partition
     from samples
-    group by cluster_name, metric_level, metric, series, _partition
+    -- A utilization partition is a UTC date: grouped as one, DuckDB hashes a date instead of the text it
+    -- reads from the lake's folder names, and the scan takes two thirds of the time.
+    group by cluster_name, metric_level, metric, series, cast(_partition as date)
 )
 
 select * from final
