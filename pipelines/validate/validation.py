@@ -107,12 +107,20 @@ class _Run:
                     found.error = f"{label}: GX returned no query for the violating rows"
                     self.errors.setdefault(rule.name, []).append(found.error)
                 else:  # run once (a window function is not computed again for each use)
-                    found.query = self.session.keep(f"violating_{len(self.kept)}", query)
-                    found.columns = tuple(self.session.columns(f"({found.query})"))
+                    found.query, found.columns = self._keep_violating(query, index, rule)
                     self.kept.append(found.query)
                     found.samples = self._samples(found)
             out.append(found)
         return out
+
+    def _keep_violating(self, query: str, index: Sequence[str], rule: Rule) -> tuple[str, tuple[str, ...]]:
+        """GX's violating rows of ``rule`` kept as a table with the index and the rule's own columns (GX's
+        query has every rule's of the batch: millions of rows for a common flag, so every column costs);
+        returns its SELECT and columns."""
+        wanted = set(index) | set(rule.detail_columns)
+        columns = tuple(c for c in self.session.columns(f"({query})") if c in wanted)
+        picked = ", ".join(ident(c) for c in columns)
+        return self.session.keep(f"violating_{len(self.kept)}", f"select {picked} from ({query})"), columns
 
     def _samples(self, found: Findings) -> list[dict[str, str]]:
         keys = ", ".join(ident(c) for c in found.index)
