@@ -114,9 +114,9 @@ class _Run:
         return out
 
     def _keep_violating(self, query: str, index: Sequence[str], rule: Rule) -> tuple[str, tuple[str, ...]]:
-        """GX's violating rows of ``rule`` kept as a table with the index and the rule's own columns (GX's
-        query has every rule's of the batch: millions of rows for a common flag, so every column costs);
-        returns its SELECT and columns."""
+        """GX's violating rows of ``rule`` kept as a table of the index and the rule's own columns, and that
+        table's SELECT and columns. GX's query returns the detail columns of every rule of the batch, and a
+        common flag has millions of rows, so each column left out is time saved."""
         wanted = set(index) | set(rule.detail_columns)
         columns = tuple(c for c in self.session.columns(f"({query})") if c in wanted)
         picked = ", ".join(ident(c) for c in columns)
