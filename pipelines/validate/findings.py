@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,14 @@ class Findings:
     error: str | None = None
     per_key: dict[tuple[str, ...], int] = field(default_factory=dict)
     samples: list[dict[str, str]] = field(default_factory=list)
+
+
+def shown_columns(found: Findings, available: Iterable[str]) -> tuple[str, ...]:
+    """Of the ``available`` columns of GX's violating rows (the details of every rule of the batch), those
+    ``violating_rows_sql`` reads for ``found.rule``: the index, which holds every ``extra`` column, and the
+    rule's own. The rows are kept with these alone: a common flag violates on millions of rows."""
+    wanted = {*found.index, *found.rule.detail_columns}
+    return tuple(c for c in available if c in wanted)
 
 
 def violating_rows_sql(found: Findings, extra: Sequence[str] = ()) -> str:

@@ -26,7 +26,7 @@ from pipelines.lake.relation import FILE_COLUMN, PARTITION_COLUMN, ident
 from pipelines.settings import Settings
 from pipelines.validate import data_docs, results_store
 from pipelines.validate.data_docs import DocsCollector, index_url
-from pipelines.validate.findings import Findings, text, violating_rows_sql
+from pipelines.validate.findings import Findings, shown_columns, text, violating_rows_sql
 from pipelines.validate.frames import (
     FrameError,
     Sources,
@@ -107,20 +107,15 @@ class _Run:
                     found.error = f"{label}: GX returned no query for the violating rows"
                     self.errors.setdefault(rule.name, []).append(found.error)
                 else:  # run once (a window function is not computed again for each use)
-                    found.query, found.columns = self._keep_violating(query, index, rule)
+                    found.columns = shown_columns(found, self.session.columns(f"({query})"))
+                    picked = ", ".join(ident(c) for c in found.columns)
+                    found.query = self.session.keep(
+                        f"violating_{len(self.kept)}", f"select {picked} from ({query})"
+                    )
                     self.kept.append(found.query)
                     found.samples = self._samples(found)
             out.append(found)
         return out
-
-    def _keep_violating(self, query: str, index: Sequence[str], rule: Rule) -> tuple[str, tuple[str, ...]]:
-        """GX's violating rows of ``rule`` kept as a table of the index and the rule's own columns, and that
-        table's SELECT and columns. GX's query returns the detail columns of every rule of the batch, and a
-        common flag has millions of rows, so each column left out is time saved."""
-        wanted = set(index) | set(rule.detail_columns)
-        columns = tuple(c for c in self.session.columns(f"({query})") if c in wanted)
-        picked = ", ".join(ident(c) for c in columns)
-        return self.session.keep(f"violating_{len(self.kept)}", f"select {picked} from ({query})"), columns
 
     def _samples(self, found: Findings) -> list[dict[str, str]]:
         keys = ", ".join(ident(c) for c in found.index)
