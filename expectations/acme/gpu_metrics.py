@@ -45,13 +45,26 @@ def first_copies(rows: str, metric: str, columns: str) -> str:
 def fb_pair_sql(src: FrameSources) -> str:
     """FB_USED beside FB_FREE for the same cluster, GPU and sample (first copy of repeated samples). The
     samples are matched on their time as epoch microseconds: the same match as on the timestamps, and DuckDB
-    hashes and compares the integer in half the time, without spilling at the validation's memory limit."""
-    used = first_copies(src.rows, "FB_USED", "_source_file, _row_number, cluster, series, time, value")
+    hashes and compares the integer in half the time. A partition's FB_USED rows come from a few source
+    files: the join carries a file's position in their list, not its name, and names it after. The join
+    spills at the validation's memory limit, and a name on each of its rows made it a third slower."""
+    files = (
+        f"(select list(distinct _source_file order by _source_file) from {src.rows} where metric = 'FB_USED')"
+    )
+    used = first_copies(
+        src.rows,
+        "FB_USED",
+        f"list_position({files}, _source_file) as file, _row_number, cluster, series, time, value",
+    )
     free = first_copies(src.rows, "FB_FREE", "cluster, series, time, value")
-    return (
-        "select u._source_file, u._row_number, u.series, u.time, u.value as fb_used_mib, f.value as fb_free_mib "
+    pairs = (
+        "select u.file, u._row_number, u.series, u.time, u.value as fb_used_mib, f.value as fb_free_mib "
         f"from ({used}) as u join ({free}) as f on u.cluster = f.cluster and u.series = f.series "
         "and epoch_us(u.time) = epoch_us(f.time)"
+    )
+    return (
+        f"select {files}[file] as _source_file, _row_number, series, time, fb_used_mib, fb_free_mib "
+        f"from ({pairs}) as pairs"
     )
 
 

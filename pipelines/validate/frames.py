@@ -206,7 +206,8 @@ def frame_sql(
     body = custom.select(src)
     if body is None:
         return None
-    body = src.session.keep(f"frame_rows_{frame}", body)  # a join: computed once, not once per GX query
+    # A join: computed once, not once per GX query; in memory, as the next batch replaces it.
+    body = src.session.keep(f"frame_rows_{frame}", body, in_memory=True)
     derived = derived_columns(rules, frozenset(src.session.columns(f"({body}) as frame")))
     return with_derived(None, f"({body})", derived, src.session.keep, f"lookup_{frame}", src.session.rows)
 

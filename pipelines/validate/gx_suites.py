@@ -3,7 +3,9 @@
 One ephemeral GX context per process (importing ``great_expectations`` costs seconds, so it happens on first
 use, never at import). A ``LakeSession`` is one family's validation: a small DuckDB catalog file holding
 only views over the raw lake's Parquet files (``read_parquet``, never a copy), registered with GX through
-``DuckDBDatasource`` (``gx_duckdb.py``); every frame batch is a view, validated as a GX table asset.
+``DuckDBDatasource`` (``gx_duckdb.py``); every frame batch is a view, validated as a GX table asset. What is
+computed once and read by several queries (a lookup, a custom frame's join, a rule's violating rows) is kept
+as a table of the session (``LakeSession.keep``).
 
 Results use ``result_format`` SUMMARY with ``partial_unexpected_count`` 0 and ``return_unexpected_index_query``:
 GX computes every expectation's counts in SQL and returns, per expectation, its ``unexpected_index_query`` —
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 
 SAMPLE_ROWS = 5
 VALIDATION_DUCKDB_MEMORY = "1GB"
+IN_MEMORY = "session_memory"  # the session's attached in-memory database (LakeSession.keep)
 
 _lock = threading.Lock()
 _context: AbstractDataContext | None = None
@@ -120,6 +123,7 @@ class LakeSession:
             "parquet_metadata_cache = true",
         ):
             self.execute(f"set global {setting}")
+        self.execute(f"attach ':memory:' as {IN_MEMORY}")
         self._batches: dict[str, Any] = {}
 
     def execute(self, sql: str) -> None:
@@ -135,10 +139,15 @@ class LakeSession:
         """Column name → DuckDB type of a relation (reads Parquet metadata only)."""
         return {r["column_name"]: r["column_type"] for r in self.rows(f"describe select * from {relation}")}
 
-    def keep(self, name: str, sql: str) -> str:
-        """The rows of ``sql`` as table ``name`` of the catalog (gone with the session); returns a SELECT."""
-        self.execute(f"create or replace table {ident(name)} as {sql}")
-        return f"select * from {ident(name)}"
+    def keep(self, name: str, sql: str, *, in_memory: bool = False) -> str:
+        """The rows of ``sql`` as table ``name`` of the catalog (gone with the session); returns a SELECT.
+        ``in_memory``: in the session's in-memory database, for a table read once or twice right after it is
+        written and then replaced (a frame's rows): the file's compressed storage costs more to write than
+        those reads save. Tables read again later (lookups, violating rows) stay in the file, which holds
+        them compressed under the memory limit."""
+        table = f"{IN_MEMORY}.{ident(name)}" if in_memory else ident(name)
+        self.execute(f"create or replace table {table} as {sql}")
+        return f"select * from {table}"
 
     def view(self, name: str, sql: str) -> str:
         """Create (or replace) view ``name`` as ``sql``; returns the name."""

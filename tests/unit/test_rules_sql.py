@@ -195,3 +195,28 @@ def test_first_copies_equal_the_window_over_every_row() -> None:
     got = sorted(duckdb.sql(first_copies(rows, "FB_USED", columns)).fetchall())
     assert got == sorted(duckdb.sql(window).fetchall())
     assert sorted(float(r[5]) for r in got) == [1.0, 2.0, 5.0, 6.0, 8.0]  # 3.0 and 4.0 repeat a sample of t1
+
+
+def test_fb_pair_names_each_row_by_its_own_file() -> None:
+    """``fb_pair`` carries a file's position through its join: every pair still names the file and line of
+    its FB_USED sample, with two FB_USED files in the partition, and unpaired samples are left out."""
+    from types import SimpleNamespace
+
+    from expectations.acme.gpu_metrics import fb_pair_sql
+
+    t = "timestamp '2023-07-19 00:00:{:02d}'"
+    rows = f"""(select * from (values
+        ('used-b', 2, 'kalos', 'FB_USED', {t.format(0)}, 'g0', 1.0),
+        ('used-a', 2, 'kalos', 'FB_USED', {t.format(15)}, 'g0', 2.0),
+        ('used-a', 3, 'kalos', 'FB_USED', {t.format(30)}, 'g1', 3.0),
+        ('used-b', 3, 'seren', 'FB_USED', {t.format(0)}, 'g0', 4.0),
+        ('free', 2, 'kalos', 'FB_FREE', {t.format(0)}, 'g0', 10.0),
+        ('free', 3, 'kalos', 'FB_FREE', {t.format(15)}, 'g0', 20.0),
+        ('free', 4, 'seren', 'FB_FREE', {t.format(0)}, 'g0', 40.0)
+    ) as t(_source_file, _row_number, cluster, metric, time, series, value))"""
+    got = duckdb.sql(fb_pair_sql(SimpleNamespace(rows=rows))).fetchall()
+    assert sorted((r[0], r[1], r[2], r[4], r[5]) for r in got) == [
+        ("used-a", 2, "g0", 2.0, 20.0),
+        ("used-b", 2, "g0", 1.0, 10.0),
+        ("used-b", 3, "g0", 4.0, 40.0),
+    ]  # used-a line 3 (g1 at 00:30) has no FB_FREE sample
