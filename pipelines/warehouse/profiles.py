@@ -63,6 +63,9 @@ trace_warehouse:
         # DuckDB takes 80 % of RAM by default; capped, big sorts and joins spill to trace.duckdb.tmp/
         # instead, so a build's peak memory stays flat as the data grows (docs/pages/decisions.md, Resources).
         memory_limit: "{{ $env(TRACE_DUCKDB_MEMORY_LIMIT) }}"
+        # A partitioned COPY (a lake model's first build) holds this many rows per partition before writing
+        # them out; at the memory limit DuckDB's default (524,288) spilled, and wrote twice as slowly.
+        partitioned_write_flush_threshold: 100000
 
     spark:
       type: spark
