@@ -1,11 +1,11 @@
 """The Great Expectations side: suites built from the rules, and validations run as SQL inside DuckDB.
 
 One ephemeral GX context per process (importing ``great_expectations`` costs seconds, so it happens on first
-use, never at import). A ``LakeSession`` is one family's validation: a small DuckDB catalog file holding
-only views over the raw lake's Parquet files (``read_parquet``, never a copy), registered with GX through
-``DuckDBDatasource`` (``gx_duckdb.py``); every frame batch is a view, validated as a GX table asset. What is
-computed once and read by several queries (a lookup, a custom frame's join, a rule's violating rows) is kept
-as a table of the session (``LakeSession.keep``).
+use, never at import). A ``LakeSession`` is one family's validation: a small DuckDB catalog file of views over
+the raw lake's Parquet files (``read_parquet``, never a copy), registered with GX through ``DuckDBDatasource``
+(``gx_duckdb.py``); every frame batch is a view, validated as a GX table asset. What is computed once and read
+by several queries (a lookup, a custom frame's join, a rule's violating rows) is kept as a table of the
+session (``LakeSession.keep``).
 
 Results use ``result_format`` SUMMARY with ``partial_unexpected_count`` 0 and ``return_unexpected_index_query``:
 GX computes every expectation's counts in SQL and returns, per expectation, its ``unexpected_index_query`` —
