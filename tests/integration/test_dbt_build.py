@@ -414,6 +414,34 @@ def test_the_sample_count_test_fails_on_one_wrong_partition(built, tmp_path: Pat
     assert "Got 1 result" in failed.stdout and "utilization_hour_bins_count_every_sample" in failed.stdout
 
 
+def test_the_power_line_test_fails_on_a_repeated_line_in_the_partitions_it_checks(
+    built, tmp_path: Path
+) -> None:
+    """fct_server_power_lines_unique checks the partitions a build names: with one line of a partition
+    written twice it fails with that one line there, and passes on a partition that was not touched."""
+    settings, _ = built
+    copy = replace(settings, warehouse_dir=tmp_path / "warehouse")
+    copy.warehouse_dir.mkdir()
+    shutil.copyfile(settings.duckdb_path, copy.duckdb_path)
+    shutil.copytree(settings.lake_dir, copy.lake_dir)
+    rebuilt = run_dbt(copy, "run", "--select", "fct_server_power", target=tmp_path / "t")
+    assert rebuilt.returncode == 0, rebuilt.stdout[-3000:]
+    folders = sorted((copy.lake_dir / "models" / "fct_server_power").glob("_partition=*"))
+    first, other = folders[0].name.split("=", 1)[1], "2000-01-01"  # the sample's IPMI lines lie in one day
+    power = folders[0] / "data_0.parquet"
+    duckdb.execute(
+        f"copy (select * from read_parquet('{power}') union all (select * from read_parquet('{power}') limit 1)) "
+        f"to '{tmp_path / 'twice.parquet'}' (format parquet)"
+    )
+    shutil.move(tmp_path / "twice.parquet", power)
+    test = ["test", "--select", "fct_server_power_lines_unique", "--vars"]
+    failed = run_dbt(copy, *test, f"{{partition_keys: ['{first}']}}", target=tmp_path / "t")
+    assert failed.returncode != 0
+    assert "Got 1 result" in failed.stdout and "fct_server_power_lines_unique" in failed.stdout
+    passed = run_dbt(copy, *test, f"{{partition_keys: ['{other}']}}", target=tmp_path / "t")
+    assert passed.returncode == 0, passed.stdout[-3000:]
+
+
 def test_a_metric_filter_on_the_fact_of_samples_reaches_the_parquet_scans(built) -> None:
     """A filter on the metric of fct_node_metric is pushed into the raw lake's Parquet scans of the samples
     (a file holds one metric, so the row groups of every other metric are skipped), as DuckDB's plan shows."""

@@ -7,15 +7,22 @@
   partition_keys, or the whole table when none are named — so a partition whose upstream rows are all gone
   ends up empty rather than stale. A model uses: {{ config(**partition_replace_config()) }}
 -#}
-{% macro partition_replace_config() -%}
-    {{ return(adapter.dispatch('partition_replace_config', 'trace_warehouse')()) }}
+{#- row_wise: each row's partition is that of the source row it comes from (a projection, no grouping or
+    window across rows), so a filter on `_partition` reaches the sources' folders; on DuckDB a refresh then
+    writes each partition from a scan of its own files (lake_partitions.sql, `lake_partition_scans`). -#}
+{% macro partition_replace_config(row_wise=false) -%}
+    {{ return(adapter.dispatch('partition_replace_config', 'trace_warehouse')(row_wise)) }}
 {%- endmacro %}
 
-{% macro duckdb__partition_replace_config() -%}
-    {{ return({'materialized': 'lake_partitions'}) }}
+{% macro duckdb__partition_replace_config(row_wise=false) -%}
+    {%- set settings = {"materialized": "lake_partitions"} -%}
+    {%- if row_wise -%}
+        {%- do settings.update({"lake_partition_scans": true}) -%}
+    {%- endif -%}
+    {{ return(settings) }}
 {%- endmacro %}
 
-{% macro default__partition_replace_config() -%}
+{% macro default__partition_replace_config(row_wise=false) -%}
     {{ return({
         'materialized': 'incremental',
         'incremental_strategy': 'delete+insert',
@@ -25,7 +32,7 @@
     }) }}
 {%- endmacro %}
 
-{% macro spark__partition_replace_config() -%}
+{% macro spark__partition_replace_config(row_wise=false) -%}
     {{ return({
         'materialized': 'incremental',
         'incremental_strategy': 'insert_overwrite',

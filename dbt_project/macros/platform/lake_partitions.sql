@@ -10,7 +10,9 @@
   - var partition_keys set: the model's window (those partitions' rows) is computed once into a temporary
     table, and each named partition's file is written from it alone by a single-file COPY: DuckDB writes
     `tmp_data_0.parquet` beside it and renames it over `data_0.parquet`, so a reader (or a process killed
-    mid-write) sees the old file or the new one. A partition whose rows are all gone keeps an empty file; a
+    mid-write) sees the old file or the new one. A model configured `lake_partition_scans` (each row's
+    partition is its source row's, so a filter on `_partition` reaches the lake's folders) skips the table:
+    each named partition is written by its own scan of the model, which reads only that partition's files. A partition whose rows are all gone keeps an empty file; a
     new partition gets its folder. Every other partition's file is not touched (byte-identical).
   Only `data_*.parquet` files are the model's: the view and the runs never read a `tmp_*` temporary, and a
   killed run's leftover one is replaced and renamed away when its file is next written.
@@ -33,9 +35,13 @@
     {%- set columns = run_query('describe ' ~ sql).rows -%}
     {%- if replace -%}
         {{ lake_partitions_same_columns(existing, columns) }}
-        {#- the window is computed once; each named partition is then written from it alone -#}
-        {%- set window = adapter.quote(this.identifier ~ '__lake_window') -%}
-        {%- do run_query('create or replace temp table ' ~ window ~ ' as ' ~ sql) -%}
+        {#- the window is computed once; each named partition is then written from it alone (or, for a model
+            whose partition filter reaches its sources, by a scan of the model per partition) -#}
+        {%- set scans = config.get('lake_partition_scans', false) -%}
+        {%- set window = '(' ~ sql ~ ') as model' if scans else adapter.quote(this.identifier ~ '__lake_window') -%}
+        {%- if not scans -%}
+            {%- do run_query('create or replace temp table ' ~ window ~ ' as ' ~ sql) -%}
+        {%- endif -%}
         {#- prefixed, so agate keeps the keys text ('0001' would become the number 1) -#}
         {%- set found = run_query("select distinct 'key:' || _partition from " ~ window).columns[0].values()
                         | map('replace', 'key:', '', 1) | list -%}
@@ -56,7 +62,9 @@
                 {%- do lake_write_file(rows ~ ' limit 0', old) -%}
             {%- endfor -%}
         {%- endfor -%}
-        {%- do run_query('drop table ' ~ window) -%}
+        {%- if not scans -%}
+            {%- do run_query('drop table ' ~ window) -%}
+        {%- endif -%}
     {%- else -%}
         {#- every file is emptied first, so a partition without rows now does not keep its old ones -#}
         {%- set old = lake_files(root ~ '/*/data_*.parquet') -%}

@@ -1,6 +1,6 @@
 -- Grain: one row per IPMI sample line (Seren): whole-server and component power with the server type. Its
 -- key is the line's provenance (_source_file, _row_number), tested unique.
-{{ config(**partition_replace_config()) }}
+{{ config(**partition_replace_config(row_wise=true)) }}
 
 with
 
