@@ -386,18 +386,23 @@ def test_hour_bins_equal_the_samples_counted_one_by_one(built) -> None:
     assert checked >= 3
 
 
-def test_the_sample_count_test_fails_on_one_wrong_partition(built, tmp_path: Path) -> None:
-    """utilization_hour_bins_count_every_sample checks the partitions a build names against the staged
-    counts (int_node_metric_series), not by recounting samples: it passes on 2023-07-19 as built, and with one
-    bin of that partition off by one it fails with that one row."""
-    settings, _ = built
+def _rebuilt_copy(settings: Settings, tmp_path: Path, select: str) -> Settings:
+    """A copy of the built warehouse under ``tmp_path`` with the lake models ``select`` rebuilt: their views
+    name their folder, so rebuilt they read the copy's files, which a test may then change."""
     copy = replace(settings, warehouse_dir=tmp_path / "warehouse")
     copy.warehouse_dir.mkdir()
     shutil.copyfile(settings.duckdb_path, copy.duckdb_path)
     shutil.copytree(settings.lake_dir, copy.lake_dir)
-    # the lake models' views name their folder: rebuilt here, they read the copy's files
-    rebuilt = run_dbt(copy, "run", "--select", "int_utilization_hour_bins+", target=tmp_path / "t")
+    rebuilt = run_dbt(copy, "run", "--select", select, target=tmp_path / "t")
     assert rebuilt.returncode == 0, rebuilt.stdout[-3000:]
+    return copy
+
+
+def test_the_sample_count_test_fails_on_one_wrong_partition(built, tmp_path: Path) -> None:
+    """utilization_hour_bins_count_every_sample checks the partitions a build names against the staged
+    counts (int_node_metric_series), not by recounting samples: it passes on 2023-07-19 as built, and with one
+    bin of that partition off by one it fails with that one row."""
+    copy = _rebuilt_copy(built[0], tmp_path, "int_utilization_hour_bins+")
     test = ["test", "--select", "utilization_hour_bins_count_every_sample"]
     test += ["--vars", "{partition_keys: ['2023-07-19']}"]
     passed = run_dbt(copy, *test, target=tmp_path / "t")
@@ -419,13 +424,7 @@ def test_the_power_line_test_fails_on_a_repeated_line_in_the_partitions_it_check
 ) -> None:
     """fct_server_power_lines_unique checks the partitions a build names: with one line of a partition
     written twice it fails with that one line there, and passes on a partition that was not touched."""
-    settings, _ = built
-    copy = replace(settings, warehouse_dir=tmp_path / "warehouse")
-    copy.warehouse_dir.mkdir()
-    shutil.copyfile(settings.duckdb_path, copy.duckdb_path)
-    shutil.copytree(settings.lake_dir, copy.lake_dir)
-    rebuilt = run_dbt(copy, "run", "--select", "fct_server_power", target=tmp_path / "t")
-    assert rebuilt.returncode == 0, rebuilt.stdout[-3000:]
+    copy = _rebuilt_copy(built[0], tmp_path, "fct_server_power")
     folders = sorted((copy.lake_dir / "models" / "fct_server_power").glob("_partition=*"))
     first, other = folders[0].name.split("=", 1)[1], "2000-01-01"  # the sample's IPMI lines lie in one day
     power = folders[0] / "data_0.parquet"
