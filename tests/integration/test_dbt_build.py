@@ -419,6 +419,23 @@ def test_the_sample_count_test_fails_on_one_wrong_partition(built, tmp_path: Pat
     assert "Got 1 result" in failed.stdout and "utilization_hour_bins_count_every_sample" in failed.stdout
 
 
+def test_a_row_wise_model_rebuilds_a_named_partition_from_its_sources(built, tmp_path: Path) -> None:
+    """fct_server_power (``row_wise``: each named partition written from its own scan of the model, no window
+    table): a partition-wise run puts back the rows a full build wrote in a partition that was emptied."""
+    copy = _rebuilt_copy(built[0], tmp_path, "fct_server_power")
+    power = sorted((copy.lake_dir / "models" / "fct_server_power").glob("_partition=*/data_0.parquet"))[0]
+    rows = f"select * from read_parquet('{power}') order by all"
+    built_rows = duckdb.sql(rows).fetchall()
+    assert built_rows
+    duckdb.execute(f"copy ({rows} limit 0) to '{tmp_path / 'empty.parquet'}' (format parquet)")
+    shutil.move(tmp_path / "empty.parquet", power)
+    key = power.parent.name.split("=", 1)[1]
+    args = ["--select", "fct_server_power", "--vars", f"{{partition_keys: ['{key}']}}"]
+    run = run_dbt(copy, "run", *args, target=tmp_path / "t")
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert duckdb.sql(rows).fetchall() == built_rows
+
+
 def test_the_power_line_test_fails_on_a_repeated_line_in_the_partitions_it_checks(
     built, tmp_path: Path
 ) -> None:
