@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
 
 from pipelines.settings import Settings
@@ -267,6 +268,56 @@ def test_binned_utilization_percentiles_come_off_the_cdf(built, tmp_path: Path) 
         assert rows(Warehouse(copy.duckdb_path), query)[0][-1] == method, limit
 
 
+def test_token_percentiles_are_numpys_over_the_requests_that_did_not_fail(built) -> None:
+    """One percentile state per side returns every fraction in its own column (p50 the median, p99 the tail)."""
+    _, con = built
+    groups: dict[tuple, list[tuple[int, int]]] = {}
+    for file_number, model, log_type, request, response in rows(
+        con,
+        "select f.file_number, m.model_name, l.log_type, f.request_tokens, f.response_tokens "
+        "from marts.fct_request f join marts.dim_model m using (model_key) "
+        "join marts.dim_log_type l using (log_type_key) where not f.is_failed",
+    ):
+        groups.setdefault((file_number, model, log_type), []).append((request, response))
+    got = {
+        r[:3]: r[3:]
+        for r in rows(
+            con,
+            "select file_number, model_name, log_type, request_tokens_p50, request_tokens_p90, "
+            "request_tokens_p99, response_tokens_p50, response_tokens_p90, response_tokens_p99 "
+            "from analysis.token_distribution where not_failed_requests > 0",
+        )
+    }
+    assert set(got) == set(groups) and (1, "ChatGPT", "Conversation log") in got
+    for key, pairs in groups.items():
+        tokens = np.array(pairs, dtype=float)
+        want = [np.percentile(tokens[:, side], q) for side in (0, 1) for q in (50, 90, 99)]
+        assert got[key] == pytest.approx(want), key
+
+
+def test_job_duration_percentiles_are_numpys_per_cluster_and_measure(built) -> None:
+    _, con = built
+    runs: dict[str, list[float]] = {}
+    for cluster, run_s in rows(
+        con,
+        "select c.cluster_name, j.run_s from marts.fct_job j join marts.dim_cluster c using (cluster_key) "
+        "where j.is_gpu_job and j.run_s is not null",
+    ):
+        runs.setdefault(cluster, []).append(run_s)
+    got = {
+        r[0]: r[1:]
+        for r in rows(
+            con,
+            "select cluster_name, p25_s, p50_s, p75_s, p90_s, p99_s from analysis.job_duration_percentiles "
+            "where measure = 'run_s' and gpu_jobs > 0",
+        )
+    }
+    assert set(got) == set(runs) and len(runs) >= 2
+    for cluster, values in runs.items():
+        want = [np.percentile(values, q) for q in (25, 50, 75, 90, 99)]
+        assert got[cluster] == pytest.approx(want), cluster
+
+
 def test_server_power_types(built) -> None:
     _, con = built
     types = dict(rows(con, "select node_id, server_type from marts.dim_node where has_power"))
@@ -276,6 +327,13 @@ def test_server_power_types(built) -> None:
         ("B", 1),
         ("D", 1),
     ]
+    # one sample per type: both percentiles are that sample's power
+    assert rows(
+        con,
+        "select b.server_type, b.p50_sys_total_power_w = p.sys_total_power_w, "
+        "b.p95_sys_total_power_w = p.sys_total_power_w from analysis.server_power_by_type b "
+        "join marts.fct_server_power p using (server_type) order by 1",
+    ) == [("A", True, True), ("B", True, True), ("D", True, True)]
 
 
 def test_every_dimension_has_its_unknown_member(built) -> None:

@@ -219,7 +219,7 @@ ENGINE_SPECIFIC = {
     "try_cast": "use dbt.safe_cast",
     "epoch(": "DuckDB only",
     "strftime(": "DuckDB only",
-    "quantile": "use percentile_cont()",
+    "quantile": "use percentiles_cont()",
     "read_parquet": "raw relations come from create_raw_relations()",
     " exclude": "Spark has no * EXCLUDE",
     "regexp_": "regular expressions only in macros/platform/",

@@ -1,24 +1,7 @@
-{#- Continuous (interpolated) percentile of `expression` at fraction `fraction`, as an aggregate. -#}
-{% macro percentile_cont(expression, fraction) -%}
-    {{ return(adapter.dispatch('percentile_cont', 'trace_warehouse')(expression, fraction)) }}
-{%- endmacro %}
-
-{% macro default__percentile_cont(expression, fraction) -%}
-    percentile_cont({{ fraction }}) within group (order by {{ expression }})
-{%- endmacro %}
-
-{% macro duckdb__percentile_cont(expression, fraction) -%}
-    quantile_cont({{ expression }}, {{ fraction }})
-{%- endmacro %}
-
-{% macro spark__percentile_cont(expression, fraction) -%}
-    percentile({{ expression }}, {{ fraction }})
-{%- endmacro %}
-
 {#-
-  Several continuous percentiles of `expression` from one aggregate, as an array (read it with array_at):
-  exact percentiles hold every value of a group in memory, so one state for all fractions instead of one
-  per fraction (utilization_percentiles over a week of GPU_UTIL: 190 M values of one group).
+  Continuous (interpolated) percentiles of `expression` at `fractions`, as one aggregate returning an array
+  (read it with array_at): an exact percentile holds every value of its group in memory, so one state serves
+  every fraction (a state per fraction put the real BurstGPT's token percentiles over DuckDB's memory cap).
 -#}
 {% macro percentiles_cont(expression, fractions) -%}
     {{ return(adapter.dispatch('percentiles_cont', 'trace_warehouse')(expression, fractions)) }}

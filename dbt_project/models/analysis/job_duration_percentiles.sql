@@ -41,18 +41,30 @@ measures as (
     {%- endfor %}
 ),
 
-percentiles as (
+-- One percentile state for all fractions (an exact percentile holds every value of its group).
+distributions as (
     select
         cluster_name,
         measure,
         count(value_s) as gpu_jobs,
-        {%- for fraction in fractions %}
-        {{ percentile_cont('value_s', fraction) }} as p{{ (fraction * 100) | int }}_s,
-        {%- endfor %}
+        {{ percentiles_cont('value_s', fractions) }} as value_percentiles,
         avg(value_s) as mean_s,
         max(value_s) as max_s
     from measures
     group by cluster_name, measure
+),
+
+percentiles as (
+    select
+        cluster_name,
+        measure,
+        gpu_jobs,
+        {%- for fraction in fractions %}
+        {{ array_at('value_percentiles', loop.index) }} as p{{ (fraction * 100) | int }}_s,
+        {%- endfor %}
+        mean_s,
+        max_s
+    from distributions
 ),
 
 final as (

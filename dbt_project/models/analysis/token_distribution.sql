@@ -27,16 +27,16 @@ tokens as (
     from labelled
 ),
 
-final as (
+-- One percentile state per side for all fractions: an exact percentile holds every value of its group, and
+-- the real BurstGPT (10.6 M requests) did not fit DuckDB's memory cap with a state per fraction.
+distribution as (
     select
         file_number,
         release,
         model_name,
         log_type,
         {%- for side in ['request', 'response'] %}
-        {%- for fraction in fractions %}
-        {{ percentile_cont('ok_' ~ side ~ '_tokens', fraction) }} as {{ side }}_tokens_p{{ (fraction * 100) | int }},
-        {%- endfor %}
+        {{ percentiles_cont('ok_' ~ side ~ '_tokens', fractions) }} as {{ side }}_tokens_percentiles,
         avg(ok_{{ side }}_tokens) as {{ side }}_tokens_mean,
         max(ok_{{ side }}_tokens) as {{ side }}_tokens_max,
         {%- endfor %}
@@ -46,6 +46,26 @@ final as (
         cast(sum(response_tokens) as {{ dbt.type_bigint() }}) as response_tokens
     from tokens
     group by file_number, release, model_name, log_type
+),
+
+final as (
+    select
+        file_number,
+        release,
+        model_name,
+        log_type,
+        {%- for side in ['request', 'response'] %}
+        {%- for fraction in fractions %}
+        {{ array_at(side ~ '_tokens_percentiles', loop.index) }} as {{ side }}_tokens_p{{ (fraction * 100) | int }},
+        {%- endfor %}
+        {{ side }}_tokens_mean,
+        {{ side }}_tokens_max,
+        {%- endfor %}
+        requests,
+        not_failed_requests,
+        request_tokens,
+        response_tokens
+    from distribution
 )
 
 select * from final
