@@ -494,6 +494,32 @@ def test_a_row_wise_model_rebuilds_a_named_partition_from_its_sources(built, tmp
     assert duckdb.sql(rows).fetchall() == built_rows
 
 
+def test_a_whole_model_lake_table_rewrites_every_partition_on_every_run(built, tmp_path: Path) -> None:
+    """int_jobs_deduplicated (lake_table_config) lives in the lake behind a view. A run that names no partition
+    of it still writes them all: an emptied partition gets its rows back, and a partition whose rows are gone
+    (a stale folder) is emptied."""
+    copy = _rebuilt_copy(built[0], tmp_path, "int_jobs_deduplicated")
+    kind = "select table_type from information_schema.tables where table_name = 'int_jobs_deduplicated'"
+    assert Warehouse(copy.duckdb_path).execute(kind) == [("VIEW",)]
+    root = copy.lake_dir / "models" / "int_jobs_deduplicated"
+    files = sorted(root.glob("_partition=*/data_0.parquet"))
+    assert len(files) >= 2
+    view = "select * from intermediate.int_jobs_deduplicated order by all"
+    built_rows = Warehouse(copy.duckdb_path).execute(view)
+    emptied, stale = files[0], root / "_partition=1999-01" / "data_0.parquet"
+    stale.parent.mkdir()
+    shutil.copyfile(files[1], stale)
+    duckdb.execute(
+        f"copy (from read_parquet('{emptied}') limit 0) to '{tmp_path / 'empty.parquet'}' (format parquet)"
+    )
+    shutil.move(tmp_path / "empty.parquet", emptied)
+    args = ["--select", "int_jobs_deduplicated", "--vars", "{partition_keys: ['__none__']}"]
+    run = run_dbt(copy, "run", *args, target=tmp_path / "t")
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert Warehouse(copy.duckdb_path).execute(view) == built_rows
+    assert duckdb.sql(f"select count(*) from read_parquet('{stale}')").fetchall() == [(0,)]
+
+
 def test_the_power_line_test_fails_on_a_repeated_line_in_the_partitions_it_checks(
     built, tmp_path: Path
 ) -> None:

@@ -44,6 +44,24 @@
 {%- endmacro %}
 
 
+{#-
+  A model computed from all its rows at once (a family's de-duplication), kept out of trace.duckdb: on DuckDB
+  a lake_partitions model that writes every partition on every run (`lake_whole_model`; the database holds a
+  view), elsewhere a table. A model uses: {{ config(**lake_table_config()) }}
+-#}
+{% macro lake_table_config() -%}
+    {{ return(adapter.dispatch('lake_table_config', 'trace_warehouse')()) }}
+{%- endmacro %}
+
+{% macro duckdb__lake_table_config() -%}
+    {{ return({"materialized": "lake_partitions", "lake_whole_model": true}) }}
+{%- endmacro %}
+
+{% macro default__lake_table_config() -%}
+    {{ return({"materialized": "table"}) }}
+{%- endmacro %}
+
+
 {#- Statement(s) that empty the window of an incremental run (nothing on a first or full-refresh run). -#}
 {% macro clear_partition_window() -%}
     {%- if is_incremental() -%}

@@ -12,8 +12,12 @@
     `tmp_data_0.parquet` beside it and renames it over `data_0.parquet`, so a reader (or a process killed
     mid-write) sees the old file or the new one. A model configured `lake_partition_scans` (each row's
     partition is its source row's, so a filter on `_partition` reaches the lake's folders) skips the table:
-    each named partition is written by its own scan of the model, which reads only that partition's files. A partition whose rows are all gone keeps an empty file; a
-    new partition gets its folder. Every other partition's file is not touched (byte-identical).
+    each named partition is written by its own scan of the model, which reads only that partition's files. A
+    partition whose rows are all gone keeps an empty file; a new partition gets its folder. Every other
+    partition's file is not touched (byte-identical).
+  - A model configured `lake_whole_model` (logic across all its rows, such as de-duplicating a family, so no
+    partition can be rebuilt alone) names every partition on every run after its first: each partition it
+    has, or had, is written from the whole model by the same file-by-file COPY (lake_table_config).
   Only `data_*.parquet` files are the model's: the view and the runs never read a `tmp_*` temporary, and a
   killed run's leftover one is replaced and renamed away when its file is next written.
   The view selects the model's columns in its order and types, so the relation is what a table would be.
@@ -22,7 +26,8 @@
     {%- set target = this.incorporate(type='view') -%}
     {%- set existing = load_cached_relation(this) -%}
     {%- set root = lake_model_dir(this.identifier) -%}
-    {%- set replace = lake_partitions_replace() -%}
+    {%- set whole = config.get('lake_whole_model', false) -%}
+    {%- set replace = lake_partitions_replace(whole) -%}
 
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
@@ -45,7 +50,8 @@
         {#- prefixed, so agate keeps the keys text ('0001' would become the number 1) -#}
         {%- set found = run_query("select distinct 'key:' || _partition from " ~ window).columns[0].values()
                         | map('replace', 'key:', '', 1) | list -%}
-        {%- for key in partition_keys() -%}
+        {%- set keys = lake_partition_keys(root, found) if whole else partition_keys() -%}
+        {%- for key in keys -%}
             {%- set folder = root ~ '/_partition=' ~ key -%}
             {%- set files = lake_files(folder ~ '/data_*.parquet') -%}
             {%- set rows = 'select * from ' ~ window ~ " where _partition = '" ~ key ~ "'" -%}
@@ -131,12 +137,26 @@
 {%- endmacro %}
 
 
-{#- Whether this run of a lake_partitions model writes only the partitions named by var partition_keys (its
-    view exists and this is not --full-refresh) or the whole model. -#}
-{% macro lake_partitions_replace() -%}
+{#- Whether this run of a lake_partitions model writes partition by partition — those named by var
+    partition_keys, or every one of a `whole` model (its view exists and this is not --full-refresh) — or
+    the whole model in one partitioned COPY. -#}
+{% macro lake_partitions_replace(whole=false) -%}
     {%- set existing = load_cached_relation(this) -%}
-    {{ return(partition_keys() is not none and existing is not none and existing.is_view
+    {{ return((whole or partition_keys() is not none) and existing is not none and existing.is_view
               and not should_full_refresh()) }}
+{%- endmacro %}
+
+
+{#- Every partition of a whole-model run: those its rows have (`found`) and those with files under `root`. -#}
+{% macro lake_partition_keys(root, found) -%}
+    {%- set keys = found | list -%}
+    {%- for path in lake_files(root ~ '/_partition=*/data_*.parquet') -%}
+        {%- set key = path.split('/_partition=')[-1].split('/')[0] -%}
+        {%- if key not in keys -%}
+            {%- do keys.append(key) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(keys | sort) }}
 {%- endmacro %}
 
 

@@ -28,7 +28,7 @@ tokens as (
 ),
 
 -- One percentile state per side for all fractions: an exact percentile holds every value of its group, and
--- the real BurstGPT (10.6 M requests) did not fit DuckDB's memory cap with a state per fraction.
+-- with a state per fraction BurstGPT at its real size (10.6 M requests) did not fit DuckDB's memory cap.
 distribution as (
     select
         file_number,

@@ -1,5 +1,8 @@
 -- One row per (cluster, job id): of repeated job ids the first by _row_number is kept;
--- duplicate_rows counts the others, over the whole family (not per partition).
+-- duplicate_rows counts the others, over the whole family (not per partition). Every job of every
+-- cluster: kept in the lake, not in trace.duckdb, and rebuilt whole on every run (lake_table_config).
+{{ config(**lake_table_config()) }}
+
 with
 
 jobs as (
