@@ -15,11 +15,7 @@
 {%- endmacro %}
 
 {% macro duckdb__partition_replace_config(row_wise=false) -%}
-    {%- set settings = {"materialized": "lake_partitions"} -%}
-    {%- if row_wise -%}
-        {%- do settings.update({"lake_partition_scans": true}) -%}
-    {%- endif -%}
-    {{ return(settings) }}
+    {{ return({"materialized": "lake_partitions", "lake_partition_scans": row_wise}) }}
 {%- endmacro %}
 
 {% macro default__partition_replace_config(row_wise=false) -%}

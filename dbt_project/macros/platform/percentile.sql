@@ -1,7 +1,8 @@
 {#-
   Continuous (interpolated) percentiles of `expression` at `fractions`, as one aggregate returning an array
   (read it with array_at): an exact percentile holds every value of its group in memory, so one state serves
-  every fraction (a state per fraction put the real BurstGPT's token percentiles over DuckDB's memory cap).
+  every fraction (with a state per fraction, BurstGPT's token percentiles at its real size did not fit the
+  dbt build's 768 MB).
 -#}
 {% macro percentiles_cont(expression, fractions) -%}
     {{ return(adapter.dispatch('percentiles_cont', 'trace_warehouse')(expression, fractions)) }}
