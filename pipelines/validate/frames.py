@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from expectations.rules import FAMILY_FRAME, LOOKUP_VALUE, ROWS_FRAME, Lookup, Rule, Suite
-from pipelines.lake.relation import has_partition_files, ident, lit, parquet_scan, partitioned_scan
+from pipelines.lake.relation import (
+    FILE_COLUMN,
+    has_partition_files,
+    ident,
+    lit,
+    parquet_scan,
+    partitioned_scan,
+)
 from pipelines.settings import Settings
 
 if TYPE_CHECKING:
@@ -82,27 +89,37 @@ def with_derived(
     keep: Callable[[str, str], str] | None = None,
     prefix: str = "lookup",
     read: Callable[[str], list[dict[str, Any]]] | None = None,
+    file_column: str | None = None,
 ) -> str:
     """SELECT ``columns`` (None: every column) of ``relation`` and the derived columns: expressions in the
     select list, lookups joined (see the module docstring). ``keep(name, sql)`` stores a lookup's rows as a
     table and returns its SELECT, so the frame's queries (GX runs several) do not compute it again; with
     ``read`` (rows of a query) a complete lookup whose keys nearly all share one value is written as a CASE
-    over the few others instead of a join (:func:`_inlined`)."""
+    over the few others instead of a join (:func:`_inlined`), and with ``file_column`` (the column naming
+    each row's Parquet file) one whose value is one per file as a CASE over the files
+    (:func:`_inlined_by_file`)."""
     exprs = [ident(c) for c in columns] if columns is not None else ["_rows.*"]
     joins = []
     for i, (name, lookup) in enumerate((n, d) for n, d in derived.items() if isinstance(d, Lookup)):
         alias = f"_lookup_{i}"
         keys = [ident(k) for k in lookup.on]
         renamed = [f"{alias}_{j}" for j in range(len(keys))]
+        source = relation
+        by_file = file_column if lookup.complete and keep is not None and read is not None else None
+        if by_file is not None and keep is not None:  # each file's keys, once: the lookup reads those
+            files = f"select distinct {ident(by_file)} as _file, {', '.join(keys)} from {relation}"
+            source = f"({keep(f'{prefix}_{name}_files', files)})"
         table = (
             "select "
             + ", ".join(f"{k} as {r}" for k, r in zip(keys, renamed, strict=True))
-            + f", {LOOKUP_VALUE} as {alias}_value from ({lookup.select(relation)})"
+            + f", {LOOKUP_VALUE} as {alias}_value from ({lookup.select(source)})"
         )
         if keep is not None:
             table = keep(f"{prefix}_{name}", table)
         pairs = list(zip(keys, renamed, strict=True))
         inlined = _inlined(lookup, table, pairs, f"{alias}_value", read) if read is not None else None
+        if inlined is None and by_file is not None and read is not None:
+            inlined = _inlined_by_file(source, table, pairs, f"{alias}_value", by_file, read)
         if inlined is not None:
             exprs.append(f"{inlined} as {ident(name)}")
             continue
@@ -148,6 +165,46 @@ def _inlined(
         for row in other
     )
     return f"case{whens} else {most} end" if whens else most
+
+
+INLINE_FILES = 1024  # at most this many files outside the most common value are named in a CASE
+
+
+def _inlined_by_file(
+    files: str,
+    table: str,
+    pairs: Sequence[tuple[str, str]],
+    value: str,
+    file_column: str,
+    read: Callable[[str], list[dict[str, Any]]],
+) -> str | None:
+    """A complete lookup whose keys in each Parquet file of the frame all share one value, as a CASE on the
+    file column: a scan gives that column as a constant per file, so no row is hashed. ``files``: each
+    file's distinct keys (column ``_file``). A clean utilization file names every series one way (IPs, or
+    Kalos pod names), but a batch mixes files of both, too many names for :func:`_inlined`. None when a file
+    mixes values or too many files differ from the most common value."""
+    types = {r["column_name"]: r["column_type"] for r in read(f"describe {table}")}
+    on = " and ".join(f"_keys.{k} is not distinct from _values.{r}" for k, r in pairs)
+    per_file = read(
+        f"select _file, min(_values.{value}) as v, count(distinct _values.{value}) as n, "
+        f"count(_values.{value}) as valued, count(*) as keys from {files} as _keys "
+        f"join ({table}) as _values on {on} group by _file"
+    )
+    if not per_file or any(r["n"] > 1 or 0 < r["valued"] < r["keys"] for r in per_file):
+        return None
+    by_value: dict[str, list[str]] = {}
+    for row in per_file:
+        by_value.setdefault(_literal(row["v"], types[value]), []).append(str(row["_file"]))
+    most = max(by_value, key=lambda v: len(by_value[v]))
+    if sum(len(f) for v, f in by_value.items() if v != most) > INLINE_FILES:
+        return None
+    whens = "".join(
+        f" when {lit(f)} then {v}"
+        for v, names in sorted(by_value.items())
+        if v != most
+        for f in sorted(names)
+    )
+    return f"case _rows.{ident(file_column)}{whens} else {most} end" if whens else most
 
 
 def _literal(value: Any, sql_type: str) -> str:
@@ -199,7 +256,10 @@ def frame_sql(
         missing = [c for c in wanted if c not in available]
         if missing:
             raise FrameError(f"{suite.family}: frame {frame} needs column(s) {', '.join(missing)}")
-        return with_derived(wanted, src.rows, derived, src.session.keep, f"lookup_{frame}", src.session.rows)
+        file_column = FILE_COLUMN if FILE_COLUMN in available else None
+        return with_derived(
+            wanted, src.rows, derived, src.session.keep, f"lookup_{frame}", src.session.rows, file_column
+        )
     custom = suite.frame(frame)
     if custom is None:
         raise ValueError(f"{suite.family}: unknown frame {frame!r}")

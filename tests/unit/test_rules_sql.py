@@ -176,6 +176,45 @@ def test_a_complete_lookup_inlined_as_a_case_equals_its_join(
     assert ("case when" in sql) == (limit >= 4)
 
 
+@pytest.mark.parametrize("mixed", [False, True])
+def test_a_lookup_of_one_value_per_file_inlined_as_a_case_on_the_file_equals_its_join(
+    monkeypatch: pytest.MonkeyPatch, mixed: bool
+) -> None:
+    """With the file column, ``series_kind`` — too many names outside the most common kind for a CASE over
+    names — becomes a CASE on each row's Parquet file when every file's names share one kind, with the same
+    value on every row; a file of two kinds keeps the join."""
+    from expectations.acme.utilization import SERIES_KIND
+    from pipelines.validate import frames
+
+    monkeypatch.setattr(frames, "INLINE_KEYS", 0)  # as with thousands of pod names
+    con = duckdb.connect()
+    odd = "'10.140.0.9-1'" if not mixed else "'lingjun-pod9-0016-4'"
+    rows = f"""(select * from (values
+        ('a.parquet', 2, 'kalos', 'lingjun-pod9-0016-3'), ('a.parquet', 3, 'kalos', 'lingjun-pod9-0017-0'),
+        ('b.parquet', 2, 'seren', '10.140.0.1-0'), ('b.parquet', 3, 'seren', '10.140.0.2-1'),
+        ('c.parquet', 2, 'kalos', '10.140.0.3-2'), ('c.parquet', 2, 'kalos', {odd}),
+        ('d.parquet', 2, 'seren', '10.140.0.131.1')
+    ) as t(_lake_file, _row_number, cluster, series))"""
+
+    def keep(name: str, sql: str) -> str:
+        con.execute(f"create or replace table {name} as {sql}")
+        return f"select * from {name}"
+
+    def read(sql: str) -> list[dict]:
+        cur = con.execute(sql)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    columns = ["_lake_file", "_row_number", "series"]
+    derived = {"series_kind": SERIES_KIND}
+    sql = frames.with_derived(columns, rows, derived, keep, "lookup", read, "_lake_file")
+    per_row = con.execute(f"select _lake_file, _row_number, series, {SERIES_KIND_SQL} from {rows}").fetchall()
+    assert sorted(con.execute(sql).fetchall()) == sorted(per_row)
+    assert (" left join " in sql) == mixed
+    assert ('case _rows."_lake_file" when' in sql) == (not mixed)
+    assert "when 'a.parquet' then" in sql or mixed  # a: pods, d: ip_dot1, b and c: the common ip_index
+
+
 def test_first_copies_equal_the_window_over_every_row() -> None:
     """``fb_pair``'s first copies (the window only on lines whose Time repeats, across files) are the rows the
     window over every row keeps."""
