@@ -8,7 +8,15 @@
 
 with
 
-samples as (
+-- The samples twice, one scan per kind of key (two CTEs, not one read twice, which DuckDB would materialize).
+-- A semi join reads nothing when its keys are empty and only the partitions they name otherwise, so a
+-- partition without repeats costs no scan. One scan probing both keys reads and probes every sample: at two
+-- days of every utilization file, with repeats in two of three partitions, 11.5 s against 10.3 s.
+line_samples as (
+    {{ utilization_samples() }}
+),
+
+series_samples as (
     {{ utilization_samples() }}
 ),
 
@@ -28,11 +36,26 @@ series as (
 
 {{ may_repeat_keys() }},
 
+-- On a repeated line, or else of a shared series (each sample once). Semi and anti joins on plain
+-- equalities: as EXISTS subqueries, DuckDB matches on IS NOT DISTINCT FROM, twice as slow.
 may_repeat as (
-    select samples.*
-    from samples
-    {{ join_may_repeat_keys() }}
-    where repeated_lines._row_number is not null or shared_series.series is not null
+    select line_samples.*
+    from line_samples
+    semi join repeated_lines
+        on
+            line_samples._partition = repeated_lines._partition
+            and line_samples._row_number = repeated_lines._row_number
+    union all
+    select series_samples.*
+    from series_samples
+    semi join shared_series
+        on
+            series_samples._partition = shared_series._partition
+            and series_samples.series = shared_series.series
+    anti join repeated_lines
+        on
+            series_samples._partition = repeated_lines._partition
+            and series_samples._row_number = repeated_lines._row_number
 ),
 
 ranked as (
