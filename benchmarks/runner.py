@@ -26,7 +26,7 @@ class RunRecord:
     startup_s: float | None  # process start → "ready" (interpreter, imports, engine definitions)
     work_s: float | None  # "ready" → "done"
     peak_rss_mb: float  # whole process tree
-    max_process_rss_mb: float  # the largest single process (exact high-water mark)
+    max_process_rss_mb: float | None  # the largest single process (exact high-water mark; None: not known)
     rows: int | None = None
     bytes: int | None = None
     cpu_s: float | None = None  # user + system CPU of the stage process (and the children it reaped)
@@ -75,7 +75,7 @@ class StageRunner:
             startup_s=ready - proc.spawned_at if ready is not None else None,
             work_s=done - ready if ready is not None and done is not None else None,
             peak_rss_mb=proc.peak_rss / MB,
-            max_process_rss_mb=proc.max_process_rss / MB,
+            max_process_rss_mb=proc.max_process_rss / MB or None,
             rows=doc.get("rows"),
             bytes=doc.get("bytes"),
             cpu_s=proc.cpu_s,
