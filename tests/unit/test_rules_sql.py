@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import duckdb
 import pytest
 
@@ -135,6 +137,23 @@ def test_lookups_equal_the_per_row_expressions() -> None:
     assert max(r[4] for r in looked) == 3  # the third line of f1 at t2
 
 
+def _session_tables(
+    con: duckdb.DuckDBPyConnection,
+) -> tuple[Callable[[str, str], str], Callable[[str], list[dict]]]:
+    """A validation session's ``keep`` (store a lookup as a table, return its SELECT) and ``read`` on ``con``."""
+
+    def keep(name: str, sql: str) -> str:
+        con.execute(f"create or replace table {name} as {sql}")
+        return f"select * from {name}"
+
+    def read(sql: str) -> list[dict]:
+        cur = con.execute(sql)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+    return keep, read
+
+
 @pytest.mark.parametrize("limit", [64, 2, 0])
 def test_a_complete_lookup_inlined_as_a_case_equals_its_join(
     monkeypatch: pytest.MonkeyPatch, limit: int
@@ -154,14 +173,7 @@ def test_a_complete_lookup_inlined_as_a_case_equals_its_join(
         ('f2', 3, 't3', 'seren', null), ('f2', 5, 't4', null, '10.140.0.131.1')
     ) as t(_source_file, _row_number, time, cluster, series))"""
 
-    def keep(name: str, sql: str) -> str:
-        con.execute(f"create or replace table {name} as {sql}")
-        return f"select * from {name}"
-
-    def read(sql: str) -> list[dict]:
-        cur = con.execute(sql)
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    keep, read = _session_tables(con)
 
     columns = ["_source_file", "_row_number", "series"]
     derived = {"series_kind": SERIES_KIND, "time_copy": TIME_COPY}
@@ -196,14 +208,7 @@ def test_a_lookup_of_one_value_per_file_inlined_as_a_case_on_the_file_equals_its
         ('d.parquet', 2, 'seren', '10.140.0.131.1')
     ) as t(_lake_file, _row_number, cluster, series))"""
 
-    def keep(name: str, sql: str) -> str:
-        con.execute(f"create or replace table {name} as {sql}")
-        return f"select * from {name}"
-
-    def read(sql: str) -> list[dict]:
-        cur = con.execute(sql)
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    keep, read = _session_tables(con)
 
     columns = ["_lake_file", "_row_number", "series"]
     derived = {"series_kind": SERIES_KIND}
