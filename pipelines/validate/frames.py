@@ -104,9 +104,9 @@ def with_derived(
         alias = f"_lookup_{i}"
         keys = [ident(k) for k in lookup.on]
         renamed = [f"{alias}_{j}" for j in range(len(keys))]
-        source = relation
-        by_file = file_column if lookup.complete and keep is not None and read is not None else None
-        if by_file is not None and keep is not None:  # each file's keys, once: the lookup reads those
+        source, by_file = relation, None
+        if file_column is not None and lookup.complete and keep is not None and read is not None:
+            by_file = file_column  # each file's keys, once: the lookup reads those
             files = f"select distinct {ident(by_file)} as _file, {', '.join(keys)} from {relation}"
             source = f"({keep(f'{prefix}_{name}_files', files)})"
         table = (
@@ -146,7 +146,7 @@ def _inlined(
     constant. None when the lookup is not complete or too varied."""
     if not lookup.complete:
         return None
-    types = {r["column_name"]: r["column_type"] for r in read(f"describe {table}")}
+    types = _column_types(table, read)
     common = read(
         f"select {value} as v from ({table}) group by all order by count(*) desc, v nulls last limit 1"
     )
@@ -183,7 +183,7 @@ def _inlined_by_file(
     file's distinct keys (column ``_file``). A clean utilization file names every series one way (IPs, or
     Kalos pod names), but a batch mixes files of both, too many names for :func:`_inlined`. None when a file
     mixes values or too many files differ from the most common value."""
-    types = {r["column_name"]: r["column_type"] for r in read(f"describe {table}")}
+    types = _column_types(table, read)
     on = " and ".join(f"_keys.{k} is not distinct from _values.{r}" for k, r in pairs)
     per_file = read(
         f"select _file, min(_values.{value}) as v, count(distinct _values.{value}) as n, "
@@ -205,6 +205,10 @@ def _inlined_by_file(
         for f in sorted(names)
     )
     return f"case _rows.{ident(file_column)}{whens} else {most} end" if whens else most
+
+
+def _column_types(table: str, read: Callable[[str], list[dict[str, Any]]]) -> dict[str, str]:
+    return {r["column_name"]: r["column_type"] for r in read(f"describe {table}")}
 
 
 def _literal(value: Any, sql_type: str) -> str:
