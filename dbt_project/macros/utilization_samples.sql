@@ -77,3 +77,53 @@ shared_series as (
             {{ samples }}._partition = shared_series._partition
             and {{ samples }}.series = shared_series.series
 {%- endmacro %}
+
+
+{#-
+  What the load counted of the utilization files (source cells, pipelines/lake/cells.py), in the partition
+  window, with the samples' column names: kind 'lines' (cluster_name, metric_level, metric, _source_file,
+  _row_number, sample_time_utc, _data_origin, cells, _partition: one row per line with a cell in a lake file)
+  or 'series' (cluster_name, metric_level, metric, _source_file, series, cells, _partition: one row per
+  series with a cell in a lake file).
+-#}
+{% macro counted_cells(kind) -%}
+    {%- for family, level in [('acme__gpu_metrics', 'gpu'), ('acme__node_metrics', 'node')] %}
+    select
+        cluster as cluster_name,
+        '{{ level }}' as metric_level,
+        metric,
+        _source_file,
+        {%- if kind == 'lines' %}
+        _row_number,
+        time as sample_time_utc,
+        _data_origin,
+        {%- else %}
+        series,
+        {%- endif %}
+        cells,
+        _partition
+    from {{ source('cells', family ~ '__' ~ kind) }}
+    where {{ partition_window() }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+{%- endmacro %}
+
+
+{#- The utilization cells validation quarantined, in the partition window: (_source_file, _row_number, series,
+    _partition), once each whatever the rules it broke. -#}
+{% macro quarantined_cells() -%}
+    {%- for family in ['acme__gpu_metrics', 'acme__node_metrics'] %}
+    select distinct
+        _source_file,
+        _row_number,
+        series,
+        _partition
+    from {{ source('quarantine', family) }}
+    where {{ partition_window() }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+{%- endmacro %}

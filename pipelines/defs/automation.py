@@ -44,14 +44,15 @@ EVERYTHING = (
 AUTOMATED_GROUPS = frozenset(
     {LANDING_GROUP, RAW_GROUP, "staging", "intermediate", "marts", "analysis", "reports"}
 )
-# dbt's `quarantine` sources: written by the raw assets' checks, never materialized as assets of their own, so
-# they would count as missing dependencies forever.
-QUARANTINE = dg.AssetSelection.key_prefixes(["quarantine"], include_sources=True)
+# dbt's `quarantine` and `cells` sources: written by the raw assets' checks and by the raw assets (a model
+# reading them depends on the raw asset too), never materialized as assets of their own, so they would count
+# as missing dependencies forever.
+WRITTEN_WITH_RAW = dg.AssetSelection.key_prefixes(["quarantine"], ["cells"], include_sources=True)
 RAW_FRESHNESS = dg.FreshnessPolicy.time_window(fail_window=timedelta(days=2), warn_window=timedelta(hours=26))
 
 
 def eager() -> dg.AutomationCondition:
-    return dg.AutomationCondition.eager().ignore(QUARANTINE)
+    return dg.AutomationCondition.eager().ignore(WRITTEN_WITH_RAW)
 
 
 def landing_condition() -> dg.AutomationCondition:

@@ -15,6 +15,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
+from pipelines.lake import cells
 from pipelines.lake.relation import PARTITION_DIR_PREFIX
 from pipelines.lake.state import PART_SEPARATOR, FileLoadState, PartitionState, PartState
 
@@ -71,7 +72,7 @@ def add_parts(old: FileLoadState, tail: list[PartitionState], staging: Path) -> 
         files = kept.files(old.stem)
         part = PartState(f"{old.stem}{PART_SEPARATOR}{len(files)}.parquet", p.rows, p.content_hash)
         (staged,) = (staging / f"{PARTITION_DIR_PREFIX}{p.key}").glob("*.parquet")
-        staged.rename(staged.with_name(part.file))
+        cells.rename_staged(staged, staged.with_name(part.file))
         merged[p.key] = PartitionState(
             p.key, kept.rows + p.rows, merged_hash(kept.content_hash, p.content_hash), [*files, part]
         )

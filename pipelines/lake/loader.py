@@ -25,6 +25,7 @@ from pipelines.families.partition_keys import partition_sql
 from pipelines.families.registry import family
 from pipelines.families.schemas import FileSchema
 from pipelines.families.upstream import UpstreamFile
+from pipelines.lake import cells
 from pipelines.lake import csv_sql as q
 from pipelines.lake.append import add_parts, appended_at, write_tail
 from pipelines.lake.dialect import prepare
@@ -264,6 +265,8 @@ def _parse(
             con, settings, src, checked if parse_rejects else None, loaded_at, offset, kept_rejects, joined
         )
         _merge_split_partitions(con, staging)
+        if schema.layout == "wide":
+            cells.count_staged(con, staging)
         partitions = _staged_partitions(con, staging, [c[0] for c in columns]) if written else []
     except duckdb.Error as exc:
         shutil.rmtree(staging, ignore_errors=True)

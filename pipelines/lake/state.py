@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pipelines.atomic_write import write_json
+from pipelines.lake import cells
 from pipelines.lake.relation import PARTITION_COLUMN, PARTITION_DIR_PREFIX, ident
 from pipelines.settings import Settings
 
@@ -133,9 +134,21 @@ def write_state(settings: Settings, state: FileLoadState) -> None:
     write_json(state_path(settings, state.family, state.stem), state.to_json(), indent=1)
 
 
+def cell_files(
+    settings: Settings, state: FileLoadState, partition: PartitionState, part: PartState
+) -> list[Path]:
+    """The cell counts of one lake file of a wide source file (``cells.py``; none for a table file)."""
+    if state.values is None:
+        return []
+    return cells.companion_paths(settings, state.family, partition.key, part.file)
+
+
 def outputs_present(settings: Settings, state: FileLoadState) -> bool:
     """Whether every file the recorded load produced is still on disk."""
-    parts = all(path.exists() for _, _, path in partition_files(settings, state))
+    parts = all(
+        path.exists() and all(c.exists() for c in cell_files(settings, state, p, part))
+        for p, part, path in partition_files(settings, state)
+    )
     return parts and rejects_path(settings, state.family, state.stem).exists()
 
 
@@ -143,12 +156,18 @@ _PARQUET_MAGIC = b"PAR1"
 
 
 def damaged_outputs(settings: Settings, state: FileLoadState) -> list[str]:
-    """The lake files of the recorded load (partitions and rejects) that are missing, or that are not whole
-    Parquet files (changed behind the warehouse's back: truncated, cut off, overwritten): each starts and
-    ends with ``PAR1``, the footer's length before the last one."""
-    paths = [path for _, _, path in partition_files(settings, state)]
-    paths.append(rejects_path(settings, state.family, state.stem))
-    return [str(p) for p in paths if not _whole_parquet(p)]
+    """The lake files of the recorded load (partitions, their cell counts and rejects) that are missing, or
+    that are not whole Parquet files (changed behind the warehouse's back: truncated, cut off, overwritten):
+    each starts and ends with ``PAR1``, the footer's length before the last one. A partition file whose
+    cell counts are damaged is named too: the two are written together."""
+    damaged: list[Path] = []
+    for p, part, path in partition_files(settings, state):
+        counts = [c for c in cell_files(settings, state, p, part) if not _whole_parquet(c)]
+        if counts or not _whole_parquet(path):
+            damaged += [path, *counts]
+    rejects = rejects_path(settings, state.family, state.stem)
+    damaged += [] if _whole_parquet(rejects) else [rejects]
+    return [str(p) for p in damaged]
 
 
 def _whole_parquet(path: Path) -> bool:
@@ -186,7 +205,7 @@ def publish(
 
     ``staging`` holds ``_partition=<key>/*.parquet``, one file each (the loader merges split partitions):
     ``<stem>~<n>.parquet``, an appended part, joins the partition's files; any other name is the whole
-    partition and replaces them.
+    partition and replaces them. A wide file's cell counts (``cells.py``) go and stay with their data file.
     """
     result = SwapResult([], [], [])
     for key, digest in sorted(new.items()):
@@ -199,21 +218,31 @@ def publish(
             continue
         (staged,) = staged_files
         target_dir.mkdir(parents=True, exist_ok=True)
-        if staged.stem.startswith(f"{stem}{PART_SEPARATOR}"):
-            staged.replace(target_dir / staged.name)
-        else:
+        if not staged.stem.startswith(f"{stem}{PART_SEPARATOR}"):
             _remove_parts(target_dir, stem)
-            staged.replace(target)
+            cells.remove_stem(settings, family, key, stem)
+            staged = _renamed(staged, target.name)
+        cells.publish_companions(settings, family, key, staged, staged.name)
+        staged.replace(target_dir / staged.name)
         result.written.append(key)
     for key in sorted(set(old) - set(new)):
         target_dir = partition_dir(settings, family, key)
         (target_dir / f"{stem}.parquet").unlink(missing_ok=True)
         _remove_parts(target_dir, stem)
+        cells.remove_stem(settings, family, key, stem)
         if target_dir.is_dir() and not any(target_dir.iterdir()):
             target_dir.rmdir()
         result.removed.append(key)
     shutil.rmtree(staging, ignore_errors=True)
     return result
+
+
+def _renamed(staged: Path, name: str) -> Path:
+    """``staged`` (and its staged cell counts) renamed to ``name`` in its folder."""
+    target = staged.with_name(name)
+    if target != staged:
+        cells.rename_staged(staged, target)
+    return target
 
 
 def _parts(folder: Path, stem: str) -> list[Path]:

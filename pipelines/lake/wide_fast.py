@@ -10,7 +10,8 @@ read fall short of the lines counted), an unparseable ``Time``, rows with real/s
 :class:`NotClean`, and the loader parses the file on the exact path instead. When it succeeds the staged
 lake rows are the ones the exact path would write (same columns, types and values, in another order: series
 by series within a block; the content hashes and load state are computed by the same code afterwards), and
-the file has no rejects.
+the file has no rejects. Each staged file's cells are counted per line and per series from the unpivot's
+indices as they are written (:class:`pipelines.lake.cells.Counter`).
 
 Values that are the same on every row of a file (cluster, metric, source file, load time, origin) are written
 as one-entry Parquet dictionaries (a run of zeros per row group), ``series`` as a dictionary of the header's
@@ -35,6 +36,7 @@ import pyarrow.parquet as pq
 
 from pipelines.families.partition_keys import partition_sql
 from pipelines.lake import csv_sql as q
+from pipelines.lake.cells import Counter
 from pipelines.lake.parquet_files import writer_options
 from pipelines.lake.relation import PARTITION_DIR_PREFIX
 
@@ -197,6 +199,8 @@ class _Times:
 class _PartitionWriters:
     """One Parquet writer per partition under ``staging`` (``_partition=<key>/data_0.parquet``)."""
 
+    FILE = "data_0.parquet"
+
     def __init__(self, staging: Path) -> None:
         self._staging = staging
         self._writers: dict[str, pq.ParquetWriter] = {}
@@ -207,7 +211,7 @@ class _PartitionWriters:
             folder = self._staging / f"{PARTITION_DIR_PREFIX}{key}"
             folder.mkdir(parents=True, exist_ok=True)
             writer = pq.ParquetWriter(
-                folder / "data_0.parquet", SCHEMA, write_statistics=["time"], write_batch_size=WRITE_BATCH,
+                folder / self.FILE, SCHEMA, write_statistics=["time"], write_batch_size=WRITE_BATCH,
                 **writer_options(SCHEMA),
             )  # fmt: skip
             self._writers[key] = writer
@@ -259,6 +263,7 @@ class _LongTables:
         self.series = pa.array(src.header[1:], pa.string())
         self.loaded_at = np.datetime64(src.loaded_at.replace(" ", "T"), "us")
         self.times = _Times(partitioning)
+        self.counters: dict[str, Counter] = {}  # partition key → the cells of its staged file
         self._zeros = np.zeros(0, dtype=np.int8)
 
     def tables(self, batch: pa.RecordBatch, first_line: int) -> tuple[int, list[tuple[str, pa.Table]]]:
@@ -268,31 +273,40 @@ class _LongTables:
         part = pc.dictionary_encode(part)
         keys, codes = part.dictionary.to_pylist(), np.asarray(part.indices)
         if len(keys) == 1:
-            table = self._table(batch, stamps, offset, first_line)
+            table = self._table(keys[0], batch, stamps, offset, first_line)
             return table.num_rows, [(keys[0], table)]
         out = []
         for i, key in enumerate(keys):  # a block across midnight: each partition's lines apart
             lines = np.flatnonzero(codes == i)
             taken = pa.array(lines)
-            table = self._table(batch.take(taken), stamps.take(taken), offset.take(taken), first_line, lines)
+            table = self._table(
+                key, batch.take(taken), stamps.take(taken), offset.take(taken), first_line, lines
+            )
             out.append((key, table))
         return sum(t.num_rows for _, t in out), out
 
     def _table(
         self,
+        key: str,
         batch: pa.RecordBatch,
         stamps: pa.Array,
         offset: pa.Array,
         first_line: int,
         lines: np.ndarray | None = None,
     ) -> pa.Table:
-        """The long table of ``batch``'s lines (``lines``: their places in the block, when not all of it)."""
+        """The long table of ``batch``'s lines in partition ``key`` (``lines``: their places in the block, when
+        not all of it); their cells are counted in the partition's :class:`Counter`."""
         src, n = self.src, batch.num_rows
         values, cols, line = _unpivot(batch)
         m = len(values)
         if len(self._zeros) < m:
             self._zeros = np.zeros(max(m, 2 * len(self._zeros)), dtype=np.int8)
         places = lines if lines is not None else np.arange(n, dtype=np.int64)
+        counter = self.counters.get(key)
+        if counter is None:
+            counter = Counter(src.cluster, src.metric, src.source_file, src.origin, self.series)
+            self.counters[key] = counter
+        counter.add(first_line + places, stamps, line, cols)
         line_index = pa.array(line)  # each value's line: the index into per-line dictionaries
 
         # Every index below is in its dictionary's range by construction (a line of the block, a column of
@@ -371,6 +385,9 @@ def load_wide(src: WideFile, staging: Path, partitioning: str) -> FastResult:
         physical = counter.newlines + (1 if counter.last not in (b"", b"\n", b"\r") else 0) - 1
         if physical != lines:
             raise NotClean(f"{physical} data lines in the file, {lines} read (blank lines?)")
+        writers.close()
+        for key, cells in long.counters.items():
+            cells.write(staging / f"{PARTITION_DIR_PREFIX}{key}" / _PartitionWriters.FILE)
     finally:
         writers.close()
         long.close()

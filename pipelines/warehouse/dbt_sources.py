@@ -1,5 +1,5 @@
-"""dbt's sources ``raw`` and ``quarantine``, ``dbt_project/models/staging/_raw__sources.yml``, written from
-the family registry.
+"""dbt's sources ``raw``, ``quarantine`` and ``cells``, ``dbt_project/models/staging/_raw__sources.yml``,
+written from the family registry.
 
 ``python -m pipelines.warehouse.dbt_sources`` (``make generated``; ``make install`` runs it when a family, a
 schema or a suite changes) writes one ``raw.<family>`` and one ``quarantine.<family>`` table per family of
@@ -9,6 +9,8 @@ schema or a suite changes) writes one ``raw.<family>`` and one ``quarantine.<fam
   each timestamp's UTC offset, the provenance columns), the header columns its schema knows beyond them
   (``FileSchema.extras``) and ``_partition``; its description is the family's;
 - a quarantine table's columns are :func:`pipelines.lake.quarantine.schema`'s and ``_partition``;
+- a wide family also has ``cells.<family>__lines`` and ``cells.<family>__series``, the cells its load counted
+  (:mod:`pipelines.lake.cells`);
 - a column's description is its schema column's, else the one below for what every family (or layout)
   has.
 
@@ -24,12 +26,13 @@ import textwrap
 from collections.abc import Iterator
 from typing import Any
 
+import pyarrow as pa
 import yaml
 
 from expectations import suite_for
 from expectations.rules import PROVENANCE_COLUMNS
 from pipelines.families.registry import Family, all_families
-from pipelines.lake import quarantine
+from pipelines.lake import cells, quarantine
 from pipelines.settings import PROJECT_ROOT
 
 SOURCES_PATH = PROJECT_ROOT / "dbt_project" / "models" / "staging" / "_raw__sources.yml"
@@ -68,6 +71,23 @@ WIDE_COLUMNS = {
     "series": "The wide file's column name verbatim: IP, IP-index, pod name, or a spurious IP.1.",
     "value": "The cell's value (empty cells are not loaded).",
 }
+CELLS_DESCRIPTION = (
+    "What the load counted of each wide utilization file it wrote to the lake (lake/cells/<family>__lines/ and "
+    "__series/): per line and per series of each lake file, the cells it holds. Written with the raw rows by "
+    "the raw asset, so the models count lines and series without reading samples (a model reading them names "
+    "the raw source too: its Dagster parent)."
+)
+CELLS_COLUMNS = {
+    "cluster": WIDE_COLUMNS["cluster"],
+    "metric": WIDE_COLUMNS["metric"],
+    "_source_file": RAW_COLUMNS["_source_file"],
+    "_row_number": RAW_COLUMNS["_row_number"],
+    "time": "The line's Time in UTC.",
+    "_data_origin": RAW_COLUMNS["_data_origin"],
+    "series": WIDE_COLUMNS["series"],
+    "cells": "Non-empty cells the lake file holds of the line (or series).",
+    PARTITION: RAW_COLUMNS[PARTITION],
+}
 QUARANTINE_COLUMNS = {
     "_source_file": "Mirror path of the quarantined row's file.",
     "_row_number": "Its line number.",
@@ -75,6 +95,7 @@ QUARANTINE_COLUMNS = {
     "rule": "The validation rule it violates.",
 }
 _ARROW_TYPES = {"string": "VARCHAR", "int64": "BIGINT"}  # the quarantine files' types, as DuckDB's
+_CELLS_TYPES = {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.timestamp("us"): "TIMESTAMP"}
 
 
 def _timestamp_doc(name: str, utc_offset: bool) -> str:
@@ -120,11 +141,29 @@ def quarantine_columns(fam: Family) -> list[dict[str, str]]:
     return [_column(n, t, QUARANTINE_COLUMNS.get(n, "")) for n, t in (*fields, (PARTITION, "VARCHAR"))]
 
 
+def cells_tables(fam: Family) -> list[dict[str, Any]]:
+    """The tables of source ``cells`` for a wide family: its lines and its series."""
+    if fam.schema.layout != "wide":
+        return []
+    tables = []
+    for kind, schema in (("lines", cells.LINES_SCHEMA), ("series", cells.SERIES_SCHEMA)):
+        fields = [(f.name, _CELLS_TYPES[f.type]) for f in schema]
+        columns = [_column(n, t, CELLS_COLUMNS[n]) for n, t in (*fields, (PARTITION, "VARCHAR"))]
+        tables.append(
+            {
+                "name": cells.source_name(fam.key, kind),
+                "columns": columns,
+            }
+        )
+    return tables
+
+
 def sources() -> dict[str, Any]:
     """The document :func:`render` writes."""
     families = all_families()
     raw = [{"name": f.key, "description": f.description, "columns": raw_columns(f)} for f in families]
     held = [{"name": f.key, "columns": quarantine_columns(f)} for f in families]
+    counted = [table for f in families for table in cells_tables(f)]
     return {
         "version": 2,
         "sources": [
@@ -135,6 +174,7 @@ def sources() -> dict[str, Any]:
                 "schema": "quarantine",
                 "tables": held,
             },
+            {"name": "cells", "description": CELLS_DESCRIPTION, "schema": "cells", "tables": counted},
         ],
     }
 

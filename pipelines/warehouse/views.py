@@ -3,6 +3,8 @@
 - ``raw.<family>``: every partition file of the family (an empty typed relation once a load recorded its
   columns but wrote no row; none before its first load);
 - ``quarantine.<family>``: the rows validation quarantined (an empty typed relation before any);
+- ``cells.<family>__lines`` / ``cells.<family>__series``: the cells the load counted of a wide family's lake
+  files (``pipelines/lake/cells.py``), once there are any (dbt's ``on-run-start`` types them before);
 - ``raw.load_rejects``: every rejected line of every file;
 - ``meta.landed_files`` / ``meta.file_loads``: the landing manifest and the per-file load states;
 - ``analysis.<table>`` over a single Parquet file a Python step wrote (the fits of ``pipelines/analysis``);
@@ -25,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.lake import quarantine
+from pipelines.lake import cells, quarantine
 from pipelines.lake.relation import (
     empty_select,
     has_partition_files,
@@ -37,6 +39,7 @@ from pipelines.lake.relation import (
 from pipelines.lake.state import family_states
 from pipelines.settings import Settings
 
+VIEW_SCHEMAS = ("raw", "quarantine", "cells", "meta")  # the schemas of the views over the lake
 REJECTS_COLUMNS = (
     ("family", "VARCHAR"), ("source_file", "VARCHAR"), ("line", "BIGINT"), ("column_name", "VARCHAR"),
     ("reason", "VARCHAR"), ("raw_text", "VARCHAR"), ("loaded_at", "TIMESTAMP"),
@@ -60,7 +63,7 @@ def raw_view_sql(settings: Settings, family: str) -> str | None:
 def refresh_views(con: duckdb.DuckDBPyConnection, settings: Settings, families: Sequence[str]) -> list[str]:
     """(Re)create ``raw.<family>`` and ``quarantine.<family>`` for each family, ``raw.load_rejects`` and the
     ``meta`` views; returns the raw views created."""
-    for schema in ("raw", "quarantine", "meta"):
+    for schema in VIEW_SCHEMAS:
         con.execute(f"create schema if not exists {schema}")
     current = _view_hashes(con)
     created = []
@@ -70,6 +73,16 @@ def refresh_views(con: duckdb.DuckDBPyConnection, settings: Settings, families: 
             _view(con, current, "raw", fam, body)
             created.append(f"raw.{fam}")
         _view(con, current, "quarantine", fam, quarantine.view_sql(settings, fam))
+        for kind in cells.KINDS:
+            folder = cells.cells_dir(settings, fam, kind)
+            if has_partition_files(folder):
+                _view(
+                    con,
+                    current,
+                    "cells",
+                    cells.source_name(fam, kind),
+                    f"select * from {partitioned_scan(folder)}",
+                )
     rejects = settings.rejects_dir
     if any(rejects.glob("*/*.parquet")):
         body = f"select * from {parquet_scan(rejects / '*' / '*.parquet', hive=False)}"
@@ -102,7 +115,7 @@ def record_engine(con: duckdb.DuckDBPyConnection, engine: str, location: Path | 
 
 
 def _view_hashes(
-    con: duckdb.DuckDBPyConnection, schemas: Sequence[str] = ("raw", "quarantine", "meta")
+    con: duckdb.DuckDBPyConnection, schemas: Sequence[str] = VIEW_SCHEMAS
 ) -> dict[tuple[str, str], str]:
     """``(schema, view) → comment`` of the views in ``schemas`` (by default the ones over the lake)."""
     rows = con.execute(

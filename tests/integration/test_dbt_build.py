@@ -240,6 +240,38 @@ def test_node_metric_fact_is_unique_and_accounts_for_every_sample(built) -> None
     assert dropped > 0 and [(shown + dropped,)] == staged
 
 
+def test_line_and_series_cells_equal_the_staged_samples_counted(built) -> None:
+    """int_node_metric_lines and int_node_metric_series take their cells from the load's counts (source
+    cells) less the quarantine: they equal the staged samples (quarantined cells left out) counted by line
+    and by series, `except all` both ways, and the quarantined cell's line holds one cell fewer than loaded."""
+    _, con = built
+    samples = (
+        "(select * from staging.stg_acme__gpu_metrics union all select * from staging.stg_acme__node_metrics)"
+    )
+    lines = (
+        "select cluster_name, metric_level, metric, _source_file, _row_number, sample_time_utc, _data_origin, "
+        "count(*) as cells, _partition from {} group by all"
+    )
+    series = "select cluster_name, metric_level, metric, series, count(*) as cells, _partition from {} group by all"
+    model_lines = lines.replace("count(*) as cells", "cells").replace(" group by all", "")
+    model_series = series.replace("count(*) as cells", "cells").replace(" group by all", "")
+    for counted, model in (
+        (lines.format(samples), model_lines.format("intermediate.int_node_metric_lines")),
+        (series.format(samples), model_series.format("intermediate.int_node_metric_series")),
+    ):
+        assert rows(con, f"select count(*) from ({counted})")[0][0] > 0
+        assert rows(con, f"({counted}) except all ({model})") == []
+        assert rows(con, f"({model}) except all ({counted})") == []
+    gpu_util = metric_file("seren", "GPU_UTIL").mirror_path
+    ((loaded, kept),) = rows(
+        con,
+        "select c.cells, l.cells from cells.acme__gpu_metrics__lines as c "
+        "join intermediate.int_node_metric_lines as l using (_source_file, _row_number) "
+        f"where c._source_file = '{gpu_util}' and c._row_number = 2",
+    )
+    assert kept == loaded - 1
+
+
 def test_binned_utilization_percentiles_come_off_the_cdf(built, tmp_path: Path) -> None:
     """TRACE_UTILIZATION_PERCENTILES=binned: seren's GPU_UTIL samples 0, 51, 98, 99 have the exact
     (interpolated) quartile 38.25 and median 74.5, the discrete ones 0 and 51, whose 0.5 % bins end at 0.5 and

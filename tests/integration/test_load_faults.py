@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.lake import cells
 from pipelines.lake.header import DiskFullError
 from pipelines.lake.state import partition_dir, read_state, rejects_path
 from pipelines.sample.source import trace_source
@@ -150,6 +151,29 @@ def test_damaged_lake_file_is_named_and_rebuilt_from_landing(tmp_path: Path, cas
     assert any("missing or damaged" in line and str(target) in line for line in said)
     assert _lake_rows(settings, family) == rows
     assert state.partitions[0].key in loaded.changed  # dbt is told to rebuild it
+    assert [r.mode for r in load_family(settings, family).results] == ["unchanged"]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "deleted"])
+def test_damaged_cell_counts_rebuild_their_lake_file(tmp_path: Path, damage: str) -> None:
+    """A wide file's cell counts are written with its lake file: when one is missing or damaged, both are
+    named and written again, and the counts are those of the first load."""
+    settings, _, _ = _landed(tmp_path, tmp_path / "warehouse", GPU_UTIL)
+    family = "acme__gpu_metrics"
+    assert not load_family(settings, family).errors
+    stem = upstream_files([GPU_UTIL])[0].stem
+    state = read_state(settings, family, stem)
+    assert state is not None and state.partitions
+    key = state.partitions[0].key
+    counts = cells.lake_path(settings, family, "series", key, f"{stem}.parquet")
+    before = duckdb.sql(f"select * from '{counts}' order by all").fetchall()
+    assert before
+    DAMAGE[damage](counts)
+
+    (result,) = load_family(settings, family).results
+    data = partition_dir(settings, family, key) / f"{stem}.parquet"
+    assert result.repaired == [str(data), str(counts)] and result.mode == "full"
+    assert duckdb.sql(f"select * from '{counts}' order by all").fetchall() == before
     assert [r.mode for r in load_family(settings, family).results] == ["unchanged"]
 
 

@@ -18,6 +18,7 @@ import duckdb
 import pytest
 
 from pipelines.families.upstream import UpstreamFile, discover_utilization
+from pipelines.lake import cells
 from pipelines.lake.loader import LoadResult, SourceFile, load_file
 from pipelines.sample import generate_sample
 from pipelines.settings import Settings, load_settings
@@ -69,6 +70,29 @@ def _rows(settings: Settings, family: str, what: str) -> duckdb.DuckDBPyRelation
     )
 
 
+def _cells(settings: Settings, family: str, kind: str) -> list[tuple]:
+    glob = f"{cells.cells_dir(settings, family, kind)}/_partition=*/*.parquet"
+    scan = f"read_parquet('{glob}', hive_partitioning=true, hive_types={{'_partition': 'VARCHAR'}})"
+    # a series of a file held in parts (an appended tail) has a count in each part
+    rows = duckdb.sql(
+        f"select * exclude (cells, _partition), sum(cells), _partition from {scan} group by all"
+    )
+    return sorted(rows.fetchall(), key=repr)
+
+
+def _assert_cells_count_the_rows(settings: Settings, family: str) -> None:
+    """The load's cell counts are the lake rows counted by line and by series, file by file."""
+    counted = {
+        "lines": ("cluster, metric, _source_file, _row_number", "any_value(time), any_value(_data_origin), "),
+        "series": ("cluster, metric, _source_file, series", ""),
+    }
+    for kind, (keys, values) in counted.items():
+        expected = _rows(settings, family, "raw").query(
+            "r", f"select {keys}, {values}count(*), _partition from r group by {keys}, _partition"
+        )
+        assert _cells(settings, family, kind) == sorted(expected.fetchall(), key=repr), kind
+
+
 def _assert_same(exact: Settings, fast: Settings, a: LoadResult, b: LoadResult, family: str) -> None:
     sa, sb = asdict(a.state), asdict(b.state)
     sa.pop("loaded_at"), sb.pop("loaded_at")
@@ -82,6 +106,10 @@ def _assert_same(exact: Settings, fast: Settings, a: LoadResult, b: LoadResult, 
         ta, tb = ra.fetchall(), rb.fetchall()
         assert len(ta) == len(tb)
         assert sorted(map(repr, ta)) == sorted(map(repr, tb))
+    if a.state.partitions:
+        _assert_cells_count_the_rows(exact, family)
+        for kind in cells.KINDS:
+            assert _cells(exact, family, kind) == _cells(fast, family, kind)
 
 
 def _delta_encoded(settings: Settings, family: str, files: str = "*.parquet") -> set[str]:

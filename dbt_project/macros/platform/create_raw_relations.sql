@@ -1,8 +1,9 @@
 {#-
-  Make every raw and quarantine relation exist before a build, on each engine its own way.
+  Make every raw, quarantine and cells relation exist before a build, on each engine its own way.
 
-  The sources `raw` and `quarantine` (models/staging/_raw__sources.yml) list one table per file family;
-  their lake folders are <lake>/<source>/<family>/_partition=<key>/*.parquet. A family with files gets a
+  The sources `raw` and `quarantine` (models/staging/_raw__sources.yml) list one table per file family, the
+  source `cells` two per wide family (<family>__lines, <family>__series); their lake folders are
+  <lake>/<source>/<table>/_partition=<key>/*.parquet. A family with files gets a
   view over them (the same body the load asset writes); a family without any gets an empty relation typed
   from the source's column list, so staging builds on a warehouse that holds only some families.
 -#}
@@ -22,7 +23,7 @@
 {% macro lake_sources() -%}
     {%- set found = [] -%}
     {%- for node in graph.sources.values() -%}
-        {%- if node.package_name == project_name and node.source_name in ('raw', 'quarantine') -%}
+        {%- if node.package_name == project_name and node.source_name in ('raw', 'quarantine', 'cells') -%}
             {%- do found.append((node, lake_dir() ~ '/' ~ node.source_name ~ '/' ~ node.name)) -%}
         {%- endif -%}
     {%- endfor -%}

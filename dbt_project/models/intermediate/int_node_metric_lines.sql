@@ -2,32 +2,47 @@
 -- date and time-of-day keys of that time, the cells it holds, and whether another line of the same cluster
 -- and metric carries the same time (time_repeated: its samples may repeat, so int_node_metrics_keyed
 -- de-duplicates them). A wide file's line is one timestamp across its series, so this model has a row per
--- ~2,000 samples: it is what the facts' views join to, instead of a copy of every sample. A sample's lake
--- partition is its UTC date, so repeated times never cross partitions and the model is written partition
--- by partition (partition_replace_config; on DuckDB Parquet in the lake).
+-- ~2,000 samples: it is what the facts' views join to, instead of a copy of every sample. The lines and
+-- their cells are the ones the load counted (source cells), less the cells validation quarantined: no
+-- sample is read. A sample's lake partition is its UTC date, so repeated times never cross partitions and
+-- the model is written partition by partition (partition_replace_config; on DuckDB Parquet in the lake).
 {{ config(**partition_replace_config()) }}
+-- The raw assets write the counts, so the model depends on them:
+-- depends_on: {{ source('raw', 'acme__gpu_metrics') }}
+-- depends_on: {{ source('raw', 'acme__node_metrics') }}
 
 with
 
-samples as (
-    {{ utilization_samples() }}
+loaded as (
+    {{ counted_cells('lines') }}
 ),
 
--- A file and line number name one line; everything else is the line's own (one time, so one partition),
--- so the scan groups by those two alone.
-lines as (
+quarantined as (
     select
         _source_file,
         _row_number,
-        {{ dbt.any_value('cluster_name') }} as cluster_name,
-        {{ dbt.any_value('metric_level') }} as metric_level,
-        {{ dbt.any_value('metric') }} as metric,
-        {{ dbt.any_value('sample_time_utc') }} as sample_time_utc,
-        {{ dbt.any_value('_data_origin') }} as _data_origin,
-        {{ dbt.any_value('_partition') }} as _partition,
         count(*) as cells
-    from samples
+    from ({{ quarantined_cells() }}) as cells
     group by _source_file, _row_number
+),
+
+-- A file and line number name one line, counted in the one lake file that holds it.
+lines as (
+    select
+        loaded.cluster_name,
+        loaded.metric_level,
+        loaded.metric,
+        loaded._source_file,
+        loaded._row_number,
+        loaded.sample_time_utc,
+        loaded._data_origin,
+        loaded._partition,
+        loaded.cells - coalesce(quarantined.cells, 0) as cells
+    from loaded
+    left join quarantined
+        on
+            loaded._source_file = quarantined._source_file
+            and loaded._row_number = quarantined._row_number
 ),
 
 final as (
@@ -45,6 +60,7 @@ final as (
         cast(_data_origin as {{ dbt.type_string() }}) as _data_origin,
         cast(_partition as {{ dbt.type_string() }}) as _partition
     from lines
+    where cells > 0
 )
 
 select * from final
