@@ -114,14 +114,23 @@ class FrameSources(Protocol):
         """Every row of another family as a SQL relation, or None when that family has no files."""
         ...
 
+    @property
+    def lines(self) -> str | None:
+        """The lines of ``rows`` as the load counted them, one row per line of each Parquet file of ``rows``
+        (``cluster``, ``metric``, ``_source_file``, ``_row_number``, ``time``, ``_data_origin``, ``cells``;
+        ``pipelines/lake/cells.py``), or None (a table family, or a file without them): what a rule reads of
+        lines alone it reads there, not from every cell."""
+        ...
+
 
 @dataclass(frozen=True)
 class Lookup:
     """A derived column read from a small relation joined to the frame's rows (see the module docstring).
 
-    ``select(rows)`` is a SELECT over the frame's source relation ``rows`` returning the ``on`` columns and
-    the value as column ``LOOKUP_VALUE``, at most one row per ``on`` key; the frame joins it on the keys
-    (nulls equal), and a row without a match gets ``default``.
+    ``select(rows, lines)`` is a SELECT over the frame's source relation ``rows`` (and the relation of its
+    lines, ``FrameSources.lines``, when there is one) returning the ``on`` columns and the value as column
+    ``LOOKUP_VALUE``, at most one row per ``on`` key; the frame joins it on the keys (nulls equal), and a row
+    without a match gets ``default``.
 
     ``sparse``: every rule on this column accepts ``default``, so only the rows with a match can break one,
     and ``select(rows)`` returns those rows whole (every column of ``rows``, then ``LOOKUP_VALUE``). A rule
@@ -129,7 +138,7 @@ class Lookup:
     batch's rows, instead of on a join of the lookup to every row.
     """
 
-    select: Callable[[str], str]
+    select: Callable[[str, str | None], str]
     on: tuple[str, ...]
     default: str = "null"
     sparse: bool = False
@@ -147,7 +156,7 @@ class _DistinctKeys:
     sql: str
     on: tuple[str, ...]
 
-    def __call__(self, rows: str) -> str:
+    def __call__(self, rows: str, lines: str | None = None) -> str:
         keys = ", ".join(self.on)
         return f"select {keys}, {self.sql} as {LOOKUP_VALUE} from (select distinct {keys} from {rows})"
 

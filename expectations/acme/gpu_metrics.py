@@ -30,13 +30,15 @@ PERCENT_METRICS = (
 )
 
 
-def first_copies(rows: str, metric: str, columns: str) -> str:
+def first_copies(rows: str, lines: str | None, metric: str, columns: str) -> str:
     """``columns`` of ``metric``'s rows, the first copy (by file, then line) of each cluster × series × Time:
-    the window runs only on the lines whose (cluster, Time) repeats, the rest are first copies as they are."""
+    the window runs only on the lines whose (cluster, Time) repeats (found among ``lines``, the rows' lines
+    as the load counted them, when there are), the rest are first copies as they are."""
     of_metric = f"(select * from {rows} where metric = '{metric}')"
+    metric_lines = f"(select * from {lines or rows} where metric = '{metric}')"
     later = (
         f"select _source_file, _row_number, series from {of_metric} "
-        f"semi join ({repeated_lines(of_metric, ('cluster',))}) as repeated using (_source_file, _row_number) "
+        f"semi join ({repeated_lines(metric_lines, ('cluster',))}) as repeated using (_source_file, _row_number) "
         "qualify row_number() over (partition by cluster, series, time order by _source_file, _row_number) > 1"
     )
     return f"select {columns} from {of_metric} anti join ({later}) as later using (_source_file, _row_number, series)"
@@ -53,10 +55,11 @@ def fb_pair_sql(src: FrameSources) -> str:
     )
     used = first_copies(
         src.rows,
+        src.lines,
         "FB_USED",
         f"list_position({files}, _source_file) as file, _row_number, cluster, series, time, value",
     )
-    free = first_copies(src.rows, "FB_FREE", "cluster, series, time, value")
+    free = first_copies(src.rows, src.lines, "FB_FREE", "cluster, series, time, value")
     pairs = (
         "select u.file, u._row_number, u.series, u.time, u.value as fb_used_mib, f.value as fb_free_mib "
         f"from ({used}) as u join ({free}) as f on u.cluster = f.cluster and u.series = f.series "

@@ -58,7 +58,8 @@ SERIES_KIND = per_key(SERIES_KIND_SQL, ("cluster", "series"))
 
 def repeated_lines(rows: str, within: tuple[str, ...]) -> str:
     """``(_source_file, _row_number)`` of the lines whose Time repeats ``within`` some columns (the file, or
-    the cluster): the only lines a sample can have an earlier copy on (one cell per line and series)."""
+    the cluster): the only lines a sample can have an earlier copy on (one cell per line and series).
+    ``rows``: the cells, or their lines as the load counted them (``FrameSources.lines``: one row a line)."""
     line = ", ".join(dict.fromkeys(["_source_file", "_row_number", *within, "time"]))
     return (
         f"select _source_file, _row_number from (select distinct {line} from {rows}) "
@@ -66,12 +67,13 @@ def repeated_lines(rows: str, within: tuple[str, ...]) -> str:
     )
 
 
-def _time_copies(rows: str) -> str:
-    """Each row on a line whose (file, Time) repeats, with its copy number; every other row is copy 1."""
+def _time_copies(rows: str, lines: str | None = None) -> str:
+    """Each row on a line whose (file, Time) repeats, with its copy number; every other row is copy 1. The
+    repeated lines are found among the lines the load counted when there are (a row a line, not a cell)."""
     return (
         "select *, row_number() over (partition by _source_file, series, time order by _row_number) "
         f"as {LOOKUP_VALUE} "
-        f"from {rows} semi join ({repeated_lines(rows, ('_source_file',))}) as repeated "
+        f"from {rows} semi join ({repeated_lines(lines or rows, ('_source_file',))}) as repeated "
         "using (_source_file, _row_number)"
     )
 

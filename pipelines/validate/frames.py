@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from expectations.rules import FAMILY_FRAME, LOOKUP_VALUE, ROWS_FRAME, Lookup, Rule, Suite
+from pipelines.lake import cells
 from pipelines.lake.relation import (
     FILE_COLUMN,
+    PARTITION_DIR_PREFIX,
     has_partition_files,
     ident,
     lit,
@@ -51,6 +53,32 @@ def family_relation(settings: Settings, family: str) -> str | None:
     return partitioned_scan(root) if has_partition_files(root) else None
 
 
+def counted_relation(
+    settings: Settings, family: str, kind: str, files: Sequence[Path] | None = None
+) -> str | None:
+    """What the load counted of some raw lake files of a wide family (default: all of them;
+    ``pipelines/lake/cells.py``): kind ``lines``, one row per line of each file, or ``series``, one row per
+    series of each file with ``FILE_COLUMN`` naming the raw file as ``files`` names it. None when a file has
+    no counts (a table family)."""
+    if files is None:
+        root = settings.raw_dir / family
+        files = sorted(root.glob(f"{PARTITION_DIR_PREFIX}*/*.parquet")) if root.is_dir() else []
+    counted = {
+        f: cells.lake_path(settings, family, kind, f.parent.name.removeprefix(PARTITION_DIR_PREFIX), f.name)
+        for f in files
+    }
+    if not counted or not all(c.exists() for c in counted.values()):
+        return None
+    if kind == "lines":
+        return parquet_scan(list(counted.values()))
+    named = ", ".join(f"({lit(str(c))}, {lit(str(f))})" for f, c in counted.items())
+    scan = parquet_scan(list(counted.values()), file_column=True)
+    return (
+        f"(select _counts.* exclude ({ident(FILE_COLUMN)}), _files.raw as {ident(FILE_COLUMN)} from {scan} "
+        f"as _counts join (values {named}) as _files(counted, raw) on _counts.{ident(FILE_COLUMN)} = _files.counted)"
+    )
+
+
 @dataclass
 class Sources:
     """What a custom frame's SELECT may read (``expectations.rules.FrameSources``)."""
@@ -58,6 +86,8 @@ class Sources:
     session: LakeSession
     settings: Settings
     rows: str
+    lines: str | None = None  # the rows' lines as the load counted them (counted_relation)
+    series: str | None = None  # the rows' series as the load counted them, per file (counted_relation)
     _columns: frozenset[str] | None = field(default=None, repr=False)
 
     def columns(self) -> frozenset[str]:
@@ -90,6 +120,7 @@ def with_derived(
     prefix: str = "lookup",
     read: Callable[[str], list[dict[str, Any]]] | None = None,
     file_column: str | None = None,
+    counted_series: str | None = None,
 ) -> str:
     """SELECT ``columns`` (None: every column) of ``relation`` and the derived columns: expressions in the
     select list, lookups joined (see the module docstring). ``keep(name, sql)`` stores a lookup's rows as a
@@ -97,7 +128,8 @@ def with_derived(
     ``read`` (rows of a query) a complete lookup whose keys nearly all share one value is written as a CASE
     over the few others instead of a join (:func:`_inlined`), and with ``file_column`` (the column naming
     each row's Parquet file) one whose value is one per file as a CASE over the files
-    (:func:`_inlined_by_file`)."""
+    (:func:`_inlined_by_file`); each file's keys are read from ``counted_series`` (the series the load
+    counted per file, ``counted_relation``) when the lookup's keys are among its columns, not from every row."""
     exprs = [ident(c) for c in columns] if columns is not None else ["_rows.*"]
     joins = []
     for i, (name, lookup) in enumerate((n, d) for n, d in derived.items() if isinstance(d, Lookup)):
@@ -107,12 +139,14 @@ def with_derived(
         source, by_file = relation, None
         if file_column is not None and lookup.complete and keep is not None and read is not None:
             by_file = file_column  # each file's keys, once: the lookup reads those
-            files = f"select distinct {ident(by_file)} as _file, {', '.join(keys)} from {relation}"
+            counted = counted_series is not None and set(lookup.on) <= COUNTED_SERIES_KEYS
+            keyed = f"{counted_series} as _counted" if counted else relation
+            files = f"select distinct {ident(by_file)} as _file, {', '.join(keys)} from {keyed}"
             source = f"({keep(f'{prefix}_{name}_files', files)})"
         table = (
             "select "
             + ", ".join(f"{k} as {r}" for k, r in zip(keys, renamed, strict=True))
-            + f", {LOOKUP_VALUE} as {alias}_value from ({lookup.select(source)})"
+            + f", {LOOKUP_VALUE} as {alias}_value from ({lookup.select(source, None)})"
         )
         if keep is not None:
             table = keep(f"{prefix}_{name}", table)
@@ -130,6 +164,7 @@ def with_derived(
     return f"select {', '.join(exprs)} from {relation} as _rows{''.join(joins)}"
 
 
+COUNTED_SERIES_KEYS = frozenset(cells.SERIES_SCHEMA.names)  # what counted_relation's series name
 INLINE_KEYS = 64  # at most this many keys of a complete lookup outside its most common value are inlined
 
 
@@ -237,7 +272,7 @@ def sparse_frame_sql(
     lookup's value as derived column ``name``: stored as a table of the session (the lookup runs once)."""
     wanted = list(dict.fromkeys([*index, *(c for r in rules for c in r.columns if c != name)]))
     picked = ", ".join(ident(c) for c in wanted)
-    body = f"select {picked}, {LOOKUP_VALUE} as {ident(name)} from ({lookup.select(src.rows)})"
+    body = f"select {picked}, {LOOKUP_VALUE} as {ident(name)} from ({lookup.select(src.rows, src.lines)})"
     return src.session.keep(f"lookup_rows_{name}", body)
 
 
@@ -262,8 +297,9 @@ def frame_sql(
             raise FrameError(f"{suite.family}: frame {frame} needs column(s) {', '.join(missing)}")
         file_column = FILE_COLUMN if FILE_COLUMN in available else None
         return with_derived(
-            wanted, src.rows, derived, src.session.keep, f"lookup_{frame}", src.session.rows, file_column
-        )
+            wanted, src.rows, derived, src.session.keep, f"lookup_{frame}", src.session.rows, file_column,
+            src.series,
+        )  # fmt: skip
     custom = suite.frame(frame)
     if custom is None:
         raise ValueError(f"{suite.family}: unknown frame {frame!r}")

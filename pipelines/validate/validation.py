@@ -30,6 +30,7 @@ from pipelines.validate.findings import Findings, shown_columns, text, violating
 from pipelines.validate.frames import (
     FrameError,
     Sources,
+    counted_relation,
     family_relation,
     files_relation,
     frame_sql,
@@ -161,8 +162,14 @@ class _Run:
         rules = self.suite.rules_on(ROWS_FRAME)
         joined, sparse = sparse_groups(rules)
         index = (*self.suite.row_index, PARTITION_COLUMN, FILE_COLUMN)
-        scan = files_relation([u.path for u in units], hive=True, file_column=True)
-        src = Sources(self.session, self.settings, scan)
+        paths = [u.path for u in units]
+        scan = files_relation(paths, hive=True, file_column=True)
+        family = self.suite.family
+        src = Sources(
+            self.session, self.settings, scan,
+            counted_relation(self.settings, family, "lines", paths),
+            counted_relation(self.settings, family, "series", paths),
+        )  # fmt: skip
         label = f"{len(units)} changed unit(s)"
         view = self._view(
             ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, joined, src, index=index) or "", label
@@ -252,11 +259,10 @@ class _Run:
             rules = self.suite.rules_on(batch.frame)
             custom = self.suite.frame(batch.frame)
             index = custom.index if custom else self.suite.row_index
-            if batch.members:
-                relation: str | None = files_relation([u.path for u in batch.members])
-            else:
-                relation = family_relation(self.settings, self.suite.family)
-            src = Sources(self.session, self.settings, relation or "")
+            paths = [u.path for u in batch.members] if batch.members else None
+            relation = files_relation(paths) if paths else family_relation(self.settings, self.suite.family)
+            lines = counted_relation(self.settings, self.suite.family, "lines", paths)
+            src = Sources(self.session, self.settings, relation or "", lines)
             sql = frame_sql(self.suite, batch.frame, rules, src)
             deps = ", ".join(custom.deps) if custom else ""
             note = f"nothing to compare: no rows loaded in {deps}"

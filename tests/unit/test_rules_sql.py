@@ -137,6 +137,23 @@ def test_lookups_equal_the_per_row_expressions() -> None:
     assert max(r[4] for r in looked) == 3  # the third line of f1 at t2
 
 
+def test_time_copies_found_among_the_counted_lines_are_those_found_among_every_cell() -> None:
+    """``time_copy`` reads which lines repeat a Time from the lines the load counted when there are (one row
+    a line): the same rows and copy numbers as from every cell."""
+    from expectations.acme.utilization import TIME_COPY
+
+    rows = """(select * from (values
+        ('f1', 2, 't1', '10.140.0.1-0'), ('f1', 2, 't1', '10.140.0.1-1'), ('f1', 3, 't2', '10.140.0.1-0'),
+        ('f1', 4, 't2', '10.140.0.1-0'), ('f1', 5, 't2', '10.140.0.1-1'), ('f1', 6, 't2', '10.140.0.1-0'),
+        ('f2', 2, 't2', '10.140.0.1-0'), ('f2', 3, 't3', '10.140.0.1-0')
+    ) as t(_source_file, _row_number, time, series))"""
+    lines = f"(select _source_file, _row_number, any_value(time) as time, count(*) as cells from {rows} group by all)"
+    via_cells = sorted(duckdb.sql(TIME_COPY.select(rows, None)).fetchall())
+    via_lines = sorted(duckdb.sql(TIME_COPY.select(rows, lines)).fetchall())
+    assert via_lines == via_cells
+    assert [r[-1] for r in via_lines if r[3] == "10.140.0.1-0"] == [1, 2, 3]  # f1 lines 3, 4, 6 at t2
+
+
 def _session_tables(
     con: duckdb.DuckDBPyConnection,
 ) -> tuple[Callable[[str, str], str], Callable[[str], list[dict]]]:
@@ -188,13 +205,15 @@ def test_a_complete_lookup_inlined_as_a_case_equals_its_join(
     assert ("case when" in sql) == (limit >= 4)
 
 
+@pytest.mark.parametrize("counted", [False, True])
 @pytest.mark.parametrize("mixed", [False, True])
 def test_a_lookup_of_one_value_per_file_inlined_as_a_case_on_the_file_equals_its_join(
-    monkeypatch: pytest.MonkeyPatch, mixed: bool
+    monkeypatch: pytest.MonkeyPatch, mixed: bool, counted: bool
 ) -> None:
     """With the file column, ``series_kind`` — too many names outside the most common kind for a CASE over
     names — becomes a CASE on each row's Parquet file when every file's names share one kind, with the same
-    value on every row; a file of two kinds keeps the join."""
+    value on every row; a file of two kinds keeps the join. Each file's names are read from the series the
+    load counted when there are, with the same result."""
     from expectations.acme.utilization import SERIES_KIND
     from pipelines.validate import frames
 
@@ -209,10 +228,17 @@ def test_a_lookup_of_one_value_per_file_inlined_as_a_case_on_the_file_equals_its
     ) as t(_lake_file, _row_number, cluster, series))"""
 
     keep, read = _session_tables(con)
+    stored: dict[str, str] = {}
 
+    def keeping(name: str, sql: str) -> str:
+        stored[name] = sql
+        return keep(name, sql)
+
+    series = f"(select _lake_file, cluster, series, count(*) as cells from {rows} group by all)" if counted else None
     columns = ["_lake_file", "_row_number", "series"]
     derived = {"series_kind": SERIES_KIND}
-    sql = frames.with_derived(columns, rows, derived, keep, "lookup", read, "_lake_file")
+    sql = frames.with_derived(columns, rows, derived, keeping, "lookup", read, "_lake_file", series)
+    assert ("_counted" in stored["lookup_series_kind_files"]) == counted
     per_row = con.execute(f"select _lake_file, _row_number, series, {SERIES_KIND_SQL} from {rows}").fetchall()
     assert sorted(con.execute(sql).fetchall()) == sorted(per_row)
     assert (" left join " in sql) == mixed
@@ -236,9 +262,14 @@ def test_first_copies_equal_the_window_over_every_row() -> None:
         f"select {columns} from {rows} where metric = 'FB_USED' qualify row_number() over "
         "(partition by cluster, series, time order by _source_file, _row_number) = 1"
     )
-    got = sorted(duckdb.sql(first_copies(rows, "FB_USED", columns)).fetchall())
-    assert got == sorted(duckdb.sql(window).fetchall())
-    assert sorted(float(r[5]) for r in got) == [1.0, 2.0, 5.0, 6.0, 8.0]  # 3.0 and 4.0 repeat a sample of t1
+    lines = (
+        "(select _source_file, _row_number, any_value(cluster) as cluster, any_value(metric) as metric, "
+        f"any_value(time) as time, count(*) as cells from {rows} group by all)"
+    )
+    for counted in (None, lines):  # the repeated lines found among every cell, or among the counted lines
+        got = sorted(duckdb.sql(first_copies(rows, counted, "FB_USED", columns)).fetchall())
+        assert got == sorted(duckdb.sql(window).fetchall())
+        assert sorted(float(r[5]) for r in got) == [1.0, 2.0, 5.0, 6.0, 8.0]  # 3.0 and 4.0 repeat t1
 
 
 def test_fb_pair_names_each_row_by_its_own_file() -> None:
@@ -258,7 +289,7 @@ def test_fb_pair_names_each_row_by_its_own_file() -> None:
         ('free', 3, 'kalos', 'FB_FREE', {t.format(15)}, 'g0', 20.0),
         ('free', 4, 'seren', 'FB_FREE', {t.format(0)}, 'g0', 40.0)
     ) as t(_source_file, _row_number, cluster, metric, time, series, value))"""
-    got = duckdb.sql(fb_pair_sql(SimpleNamespace(rows=rows))).fetchall()
+    got = duckdb.sql(fb_pair_sql(SimpleNamespace(rows=rows, lines=None))).fetchall()
     assert sorted((r[0], r[1], r[2], r[4], r[5]) for r in got) == [
         ("used-a", 2, "g0", 2.0, 20.0),
         ("used-b", 2, "g0", 1.0, 10.0),
