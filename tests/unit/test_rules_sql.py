@@ -234,7 +234,11 @@ def test_a_lookup_of_one_value_per_file_inlined_as_a_case_on_the_file_equals_its
         stored[name] = sql
         return keep(name, sql)
 
-    series = f"(select _lake_file, cluster, series, count(*) as cells from {rows} group by all)" if counted else None
+    series = (
+        f"(select _lake_file, cluster, series, count(*) as cells from {rows} group by all)"
+        if counted
+        else None
+    )
     columns = ["_lake_file", "_row_number", "series"]
     derived = {"series_kind": SERIES_KIND}
     sql = frames.with_derived(columns, rows, derived, keeping, "lookup", read, "_lake_file", series)
