@@ -148,6 +148,11 @@ class Counter:
         self._cells.append(per_line[held])
         self._per_series += np.bincount(column, minlength=len(self._per_series))
 
+    @property
+    def empty(self) -> bool:
+        """Whether no cell was counted (lines whose cells are all empty write no data file)."""
+        return not self._per_series.any()
+
     def write(self, data_file: Path) -> None:
         """Write the companions of ``data_file``."""
         cluster, metric, source_file, origin = self._constants

@@ -387,7 +387,8 @@ def load_wide(src: WideFile, staging: Path, partitioning: str) -> FastResult:
             raise NotClean(f"{physical} data lines in the file, {lines} read (blank lines?)")
         writers.close()
         for key, cells in long.counters.items():
-            cells.write(staging / f"{PARTITION_DIR_PREFIX}{key}" / _PartitionWriters.FILE)
+            if not cells.empty:  # a partition of empty lines has no data file
+                cells.write(staging / f"{PARTITION_DIR_PREFIX}{key}" / _PartitionWriters.FILE)
     finally:
         writers.close()
         long.close()

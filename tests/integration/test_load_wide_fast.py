@@ -223,3 +223,14 @@ def test_appended_tail_is_identical(real_width: Path, tmp_path: Path) -> None:
     # the tail is a part of its own, written as the fast path writes (the first load went the exact path)
     assert _delta_encoded(fast_settings, up.family, "*~1.parquet") == {"time", "_row_number"}
     assert a.state.rejected == 1 and a.state.lines == len(lines) - 1
+
+
+def test_lines_without_a_cell_load_identically(tmp_path: Path) -> None:
+    """Lines whose cells are all empty (idle GPUs) load no value and write no lake file or cell counts, on
+    either path."""
+    path = tmp_path / "GPU_UTIL.csv"
+    path.write_bytes(b"Time,10.0.0.1-0\n2023-07-19 00:59:45+08:00,\n2023-07-19 01:00:00+08:00,\n")
+    up = _upstream(f"{UTIL}/kalos/GPU_UTIL.csv")
+    a, b = _compare(tmp_path, up, path)
+    assert b.parser == "fast" and a.state.lines == 2 and a.state.values == 0
+    assert not any(cells.cells_dir(_settings(tmp_path / "fast"), up.family, "lines").parent.glob("*/*/*"))
