@@ -80,6 +80,22 @@ shared_series as (
 
 
 {#-
+  The utilization families' relations of source `source_name` (table <family><suffix>), each one's rows in
+  the partition window, unioned: the caller block is the select over one of them, given the relation and the
+  family's metric level.
+-#}
+{% macro union_utilization_families(source_name, suffix='') -%}
+    {%- for family, level in [('acme__gpu_metrics', 'gpu'), ('acme__node_metrics', 'node')] %}
+    {{ caller(source(source_name, family ~ suffix), level) }}
+    where {{ partition_window() }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+{%- endmacro %}
+
+
+{#-
   What the load counted of the utilization files (source cells, pipelines/lake/cells.py), in the partition
   window, with the samples' column names: kind 'lines' (cluster_name, metric_level, metric, _source_file,
   _row_number, sample_time_utc, _data_origin, cells, _partition: one row per line with a cell in a lake file)
@@ -87,7 +103,7 @@ shared_series as (
   series with a cell in a lake file).
 -#}
 {% macro counted_cells(kind) -%}
-    {%- for family, level in [('acme__gpu_metrics', 'gpu'), ('acme__node_metrics', 'node')] %}
+    {%- call(relation, level) union_utilization_families('cells', '__' ~ kind) %}
     select
         cluster as cluster_name,
         '{{ level }}' as metric_level,
@@ -102,28 +118,20 @@ shared_series as (
         {%- endif %}
         cells,
         _partition
-    from {{ source('cells', family ~ '__' ~ kind) }}
-    where {{ partition_window() }}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
+    from {{ relation }}
+    {%- endcall %}
 {%- endmacro %}
 
 
 {#- The utilization cells validation quarantined, in the partition window: (_source_file, _row_number, series,
     _partition), once each whatever the rules it broke. -#}
 {% macro quarantined_cells() -%}
-    {%- for family in ['acme__gpu_metrics', 'acme__node_metrics'] %}
+    {%- call(relation, level) union_utilization_families('quarantine') %}
     select distinct
         _source_file,
         _row_number,
         series,
         _partition
-    from {{ source('quarantine', family) }}
-    where {{ partition_window() }}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
+    from {{ relation }}
+    {%- endcall %}
 {%- endmacro %}

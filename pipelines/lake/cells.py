@@ -19,7 +19,6 @@ companion always counts exactly the rows of the data file of its name. dbt reads
 
 from __future__ import annotations
 
-import glob
 from pathlib import Path
 
 import duckdb
@@ -45,6 +44,7 @@ SERIES_SCHEMA = pa.schema(
         ("series", pa.string()), ("cells", pa.int64()),
     ]
 )  # fmt: skip
+SCHEMAS = {"lines": LINES_SCHEMA, "series": SERIES_SCHEMA}
 _GROUPS = {
     "lines": "cluster, metric, _source_file, _row_number, any_value(time) as time, "
     "any_value(_data_origin) as _data_origin, count(*) as cells",
@@ -66,7 +66,8 @@ def cells_dir(settings: Settings, family: str, kind: str) -> Path:
 
 
 def lake_path(settings: Settings, family: str, kind: str, key: str, name: str) -> Path:
-    """The companion of kind ``kind`` of lake file ``name`` (``<stem>.parquet``, ``<stem>~<n>.parquet``)."""
+    """The companion of kind ``kind`` of lake file ``name`` (``<stem>.parquet``, ``<stem>~<n>.parquet``) of
+    partition ``key``."""
     return cells_dir(settings, family, kind) / f"{PARTITION_DIR_PREFIX}{key}" / name
 
 
@@ -94,26 +95,20 @@ def publish_companions(settings: Settings, family: str, key: str, data_file: Pat
             companion.replace(target)
 
 
-def remove(settings: Settings, family: str, key: str, pattern: str) -> None:
-    """Remove the companions of the lake files of partition ``key`` named like ``pattern`` (a glob), and
-    partition folders left empty."""
-    for kind in KINDS:
-        folder = cells_dir(settings, family, kind) / f"{PARTITION_DIR_PREFIX}{key}"
-        for path in folder.glob(pattern):
-            path.unlink()
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
-
-
-def remove_stem(settings: Settings, family: str, key: str, stem: str) -> None:
-    """Remove the companions of every lake file of source file ``stem`` in partition ``key``."""
-    escaped = glob.escape(stem)
-    remove(settings, family, key, f"{escaped}.parquet")
-    remove(settings, family, key, f"{escaped}~*.parquet")
+def partition_dirs(settings: Settings, family: str, key: str) -> list[Path]:
+    """The folders of partition ``key``'s companions, one per kind."""
+    return [cells_dir(settings, family, kind) / f"{PARTITION_DIR_PREFIX}{key}" for kind in KINDS]
 
 
 def companion_paths(settings: Settings, family: str, key: str, name: str) -> list[Path]:
     return [lake_path(settings, family, kind, key, name) for kind in KINDS]
+
+
+def of_file(settings: Settings, family: str, kind: str, data_file: Path) -> Path:
+    """The companion of kind ``kind`` of the raw lake file ``data_file``."""
+    return lake_path(
+        settings, family, kind, data_file.parent.name.removeprefix(PARTITION_DIR_PREFIX), data_file.name
+    )
 
 
 def count_staged(con: duckdb.DuckDBPyConnection, staging: Path) -> None:
@@ -156,15 +151,17 @@ class Counter:
     def write(self, data_file: Path) -> None:
         """Write the companions of ``data_file``."""
         cluster, metric, source_file, origin = self._constants
+
+        def constant(value: str, n: int) -> pa.Array:
+            return pa.array([value] * n, pa.string())
+
         rows = np.concatenate(self._rows) if self._rows else np.zeros(0, dtype=np.int64)
         n = len(rows)
         lines = pa.table(
             [
-                pa.array([cluster] * n, pa.string()), pa.array([metric] * n, pa.string()),
-                pa.array([source_file] * n, pa.string()), pa.array(rows, pa.int64()),
+                constant(cluster, n), constant(metric, n), constant(source_file, n), pa.array(rows, pa.int64()),
                 pa.concat_arrays(self._times) if self._times else pa.array([], pa.timestamp("us")),
-                pa.array([origin] * n, pa.string()),
-                pa.array(np.concatenate(self._cells) if self._cells else [], pa.int64()),
+                constant(origin, n), pa.array(np.concatenate(self._cells) if self._cells else [], pa.int64()),
             ],
             schema=LINES_SCHEMA,
         )  # fmt: skip
@@ -172,9 +169,8 @@ class Counter:
         m = len(held)
         series = pa.table(
             [
-                pa.array([cluster] * m, pa.string()), pa.array([metric] * m, pa.string()),
-                pa.array([source_file] * m, pa.string()), self._series.take(pa.array(held)),
-                pa.array(self._per_series[held], pa.int64()),
+                constant(cluster, m), constant(metric, m), constant(source_file, m),
+                self._series.take(pa.array(held)), pa.array(self._per_series[held], pa.int64()),
             ],
             schema=SERIES_SCHEMA,
         )  # fmt: skip

@@ -217,32 +217,19 @@ def publish(
             result.unchanged.append(key)
             continue
         (staged,) = staged_files
-        target_dir.mkdir(parents=True, exist_ok=True)
+        name = staged.name
         if not staged.stem.startswith(f"{stem}{PART_SEPARATOR}"):
-            _remove_parts(target_dir, stem)
-            cells.remove_stem(settings, family, key, stem)
-            staged = _renamed(staged, target.name)
-        cells.publish_companions(settings, family, key, staged, staged.name)
-        staged.replace(target_dir / staged.name)
+            _remove_files(settings, family, key, stem, parts_only=True)
+            name = target.name
+        target_dir.mkdir(parents=True, exist_ok=True)
+        cells.publish_companions(settings, family, key, staged, name)
+        staged.replace(target_dir / name)
         result.written.append(key)
     for key in sorted(set(old) - set(new)):
-        target_dir = partition_dir(settings, family, key)
-        (target_dir / f"{stem}.parquet").unlink(missing_ok=True)
-        _remove_parts(target_dir, stem)
-        cells.remove_stem(settings, family, key, stem)
-        if target_dir.is_dir() and not any(target_dir.iterdir()):
-            target_dir.rmdir()
+        _remove_files(settings, family, key, stem, parts_only=False)
         result.removed.append(key)
     shutil.rmtree(staging, ignore_errors=True)
     return result
-
-
-def _renamed(staged: Path, name: str) -> Path:
-    """``staged`` (and its staged cell counts) renamed to ``name`` in its folder."""
-    target = staged.with_name(name)
-    if target != staged:
-        cells.rename_staged(staged, target)
-    return target
 
 
 def _parts(folder: Path, stem: str) -> list[Path]:
@@ -250,9 +237,16 @@ def _parts(folder: Path, stem: str) -> list[Path]:
     return list(folder.glob(f"{glob.escape(stem)}{PART_SEPARATOR}*.parquet"))
 
 
-def _remove_parts(folder: Path, stem: str) -> None:
-    for path in _parts(folder, stem):
-        path.unlink()
+def _remove_files(settings: Settings, family: str, key: str, stem: str, *, parts_only: bool) -> None:
+    """Remove a source file's appended parts in partition ``key`` (and its first file, unless ``parts_only``)
+    with their cell counts, and the folders left empty."""
+    for folder in (partition_dir(settings, family, key), *cells.partition_dirs(settings, family, key)):
+        for path in _parts(folder, stem):
+            path.unlink()
+        if not parts_only:
+            (folder / f"{stem}.parquet").unlink(missing_ok=True)
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def remove_file_outputs(settings: Settings, family: str, stem: str) -> None:

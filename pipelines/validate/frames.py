@@ -63,10 +63,7 @@ def counted_relation(
     if files is None:
         root = settings.raw_dir / family
         files = sorted(root.glob(f"{PARTITION_DIR_PREFIX}*/*.parquet")) if root.is_dir() else []
-    counted = {
-        f: cells.lake_path(settings, family, kind, f.parent.name.removeprefix(PARTITION_DIR_PREFIX), f.name)
-        for f in files
-    }
+    counted = {f: cells.of_file(settings, family, kind, f) for f in files}
     if not counted or not all(c.exists() for c in counted.values()):
         return None
     if kind == "lines":

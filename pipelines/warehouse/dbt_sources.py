@@ -94,8 +94,8 @@ QUARANTINE_COLUMNS = {
     "series": "The quarantined cell's series (utilization raw rows are one cell of a wide line).",
     "rule": "The validation rule it violates.",
 }
-_ARROW_TYPES = {"string": "VARCHAR", "int64": "BIGINT"}  # the quarantine files' types, as DuckDB's
-_CELLS_TYPES = {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.timestamp("us"): "TIMESTAMP"}
+# The quarantine and cell-count files' Arrow types, as DuckDB's.
+_ARROW_TYPES = {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.timestamp("us"): "TIMESTAMP"}
 
 
 def _timestamp_doc(name: str, utc_offset: bool) -> str:
@@ -137,7 +137,7 @@ def raw_columns(fam: Family) -> list[dict[str, str]]:
 
 def quarantine_columns(fam: Family) -> list[dict[str, str]]:
     """The columns of ``quarantine.<family>``: the quarantine files' and ``_partition``."""
-    fields = [(f.name, _ARROW_TYPES[str(f.type)]) for f in quarantine.schema(fam.key)]
+    fields = [(f.name, _ARROW_TYPES[f.type]) for f in quarantine.schema(fam.key)]
     return [_column(n, t, QUARANTINE_COLUMNS.get(n, "")) for n, t in (*fields, (PARTITION, "VARCHAR"))]
 
 
@@ -146,15 +146,10 @@ def cells_tables(fam: Family) -> list[dict[str, Any]]:
     if fam.schema.layout != "wide":
         return []
     tables = []
-    for kind, schema in (("lines", cells.LINES_SCHEMA), ("series", cells.SERIES_SCHEMA)):
-        fields = [(f.name, _CELLS_TYPES[f.type]) for f in schema]
+    for kind, schema in cells.SCHEMAS.items():
+        fields = [(f.name, _ARROW_TYPES[f.type]) for f in schema]
         columns = [_column(n, t, CELLS_COLUMNS[n]) for n, t in (*fields, (PARTITION, "VARCHAR"))]
-        tables.append(
-            {
-                "name": cells.source_name(fam.key, kind),
-                "columns": columns,
-            }
-        )
+        tables.append({"name": cells.source_name(fam.key, kind), "columns": columns})
     return tables
 
 
