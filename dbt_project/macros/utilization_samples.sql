@@ -1,10 +1,17 @@
+{#- The utilization families and their metric levels (DCGM GPU and Prometheus node metrics). -#}
+{% macro utilization_families() -%}
+    {{ return([('acme__gpu_metrics', 'gpu'), ('acme__node_metrics', 'node')]) }}
+{%- endmacro %}
+
+
 {#-
-  Every staged utilization sample (DCGM GPU and Prometheus node metrics, one column list): the body of a CTE.
-  windowed: only the partition window of an incremental model (macros/partition_window.sql).
+  The union of one select per utilization family: the caller block is the select over the family's relation
+  (given with its metric level); relations: [(relation, level)], one per family; windowed: each select only
+  in the partition window of an incremental model (macros/partition_window.sql).
 -#}
-{% macro utilization_samples(windowed=true) -%}
-    {%- for model in ['stg_acme__gpu_metrics', 'stg_acme__node_metrics'] %}
-    select * from {{ ref(model) }}
+{% macro union_utilization(relations, windowed=true) -%}
+    {%- for relation, level in relations %}
+    {{ caller(relation, level) }}
     {%- if windowed %}
     where {{ partition_window() }}
     {%- endif %}
@@ -12,6 +19,32 @@
     union all
     {%- endif %}
     {%- endfor %}
+{%- endmacro %}
+
+
+{#- The relations of source `source_name` (table <family><suffix>) of the utilization families, for
+    union_utilization. -#}
+{% macro utilization_sources(source_name, suffix='') -%}
+    {%- set found = [] -%}
+    {%- for family, level in utilization_families() -%}
+        {%- do found.append((source(source_name, family ~ suffix), level)) -%}
+    {%- endfor -%}
+    {{ return(found) }}
+{%- endmacro %}
+
+
+{#-
+  Every staged utilization sample (DCGM GPU and Prometheus node metrics, one column list): the body of a CTE.
+  windowed: only the partition window of an incremental model (macros/partition_window.sql).
+-#}
+{% macro utilization_samples(windowed=true) -%}
+    {%- set staged = [] -%}
+    {%- for family, level in utilization_families() -%}
+        {%- do staged.append((ref('stg_' ~ family), level)) -%}
+    {%- endfor -%}
+    {%- call(relation, level) union_utilization(staged, windowed) %}
+    select * from {{ relation }}
+    {%- endcall %}
 {%- endmacro %}
 
 
@@ -80,22 +113,6 @@ shared_series as (
 
 
 {#-
-  The utilization families' relations of source `source_name` (table <family><suffix>), each one's rows in
-  the partition window, unioned: the caller block is the select over one of them, given the relation and the
-  family's metric level.
--#}
-{% macro union_utilization_families(source_name, suffix='') -%}
-    {%- for family, level in [('acme__gpu_metrics', 'gpu'), ('acme__node_metrics', 'node')] %}
-    {{ caller(source(source_name, family ~ suffix), level) }}
-    where {{ partition_window() }}
-    {%- if not loop.last %}
-    union all
-    {%- endif %}
-    {%- endfor %}
-{%- endmacro %}
-
-
-{#-
   What the load counted of the utilization files (source cells, pipelines/lake/cells.py), in the partition
   window, with the samples' column names: kind 'lines' (cluster_name, metric_level, metric, _source_file,
   _row_number, sample_time_utc, _data_origin, cells, _partition: one row per line with a cell in a lake file)
@@ -103,7 +120,7 @@ shared_series as (
   series with a cell in a lake file).
 -#}
 {% macro counted_cells(kind) -%}
-    {%- call(relation, level) union_utilization_families('cells', '__' ~ kind) %}
+    {%- call(relation, level) union_utilization(utilization_sources('cells', '__' ~ kind)) %}
     select
         cluster as cluster_name,
         '{{ level }}' as metric_level,
@@ -126,7 +143,7 @@ shared_series as (
 {#- The utilization cells validation quarantined, in the partition window: (_source_file, _row_number, series,
     _partition), once each whatever the rules it broke. -#}
 {% macro quarantined_cells() -%}
-    {%- call(relation, level) union_utilization_families('quarantine') %}
+    {%- call(relation, level) union_utilization(utilization_sources('quarantine')) %}
     select distinct
         _source_file,
         _row_number,
