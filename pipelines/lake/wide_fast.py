@@ -211,7 +211,7 @@ class _PartitionWriters:
             folder = self._staging / f"{PARTITION_DIR_PREFIX}{key}"
             folder.mkdir(parents=True, exist_ok=True)
             writer = pq.ParquetWriter(
-                folder / self.FILE, SCHEMA, write_statistics=["time"], write_batch_size=WRITE_BATCH,
+                folder / self.FILE, SCHEMA, write_batch_size=WRITE_BATCH,
                 **writer_options(SCHEMA),
             )  # fmt: skip
             self._writers[key] = writer

@@ -20,6 +20,7 @@ import pytest
 from pipelines.families.upstream import UpstreamFile, discover_utilization
 from pipelines.lake import cells
 from pipelines.lake.loader import LoadResult, SourceFile, load_file
+from pipelines.lake.parquet_files import WITH_STATISTICS
 from pipelines.sample import generate_sample
 from pipelines.settings import Settings, load_settings
 
@@ -122,6 +123,16 @@ def _delta_encoded(settings: Settings, family: str, files: str = "*.parquet") ->
     return {column for column, delta in rows if delta}
 
 
+def _with_statistics(settings: Settings, family: str) -> set[str]:
+    """The columns whose min/max every row group of ``family``'s lake files records."""
+    glob = f"{settings.raw_dir / family}/_partition=*/*.parquet"
+    rows = duckdb.sql(
+        f"select path_in_schema, bool_and(stats_min_value is not null and stats_max_value is not null) "
+        f"from parquet_metadata('{glob}') group by all"
+    ).fetchall()
+    return {column for column, recorded in rows if recorded}
+
+
 def _compare(tmp_path: Path, up: UpstreamFile, path: Path) -> tuple[LoadResult, LoadResult]:
     exact, fast = _settings(tmp_path / "exact"), _settings(tmp_path / "fast")
     a = _load(exact, up, path, fast=False)
@@ -139,6 +150,9 @@ def test_real_width_file_takes_the_fast_path_with_identical_results(real_width: 
     assert a.state.lines == REAL_WIDTH_LINES - 1 and a.state.values == b.state.values > 0
     # a series' times and line numbers step evenly: the fast path stores them as deltas, not dictionaries
     assert _delta_encoded(_settings(tmp_path / "fast"), up.family) == {"time", "_row_number"}
+    # a filter on time, line, cluster, metric or file skips row groups by their min/max; series and values
+    # have none (every row group holds every series)
+    assert _with_statistics(_settings(tmp_path / "fast"), up.family) == set(WITH_STATISTICS)
 
 
 @pytest.mark.parametrize("name", QUIRKY)

@@ -36,26 +36,47 @@ series as (
 
 {{ may_repeat_keys() }},
 
+-- The files that hold a shared series, from the load's counts of each file's series (source cells).
+shared_files as (
+    select distinct counted._source_file
+    from ({{ counted_cells('series') }}) as counted
+    semi join shared_series
+        on
+            counted._partition = shared_series._partition
+            and counted.series = shared_series.series
+),
+
 -- On a repeated line, or else of a shared series (each sample once). Semi and anti joins on plain
--- equalities: as EXISTS subqueries, DuckDB matches on IS NOT DISTINCT FROM, twice as slow.
+-- equalities: as EXISTS subqueries, DuckDB matches on IS NOT DISTINCT FROM, twice as slow. The partition is
+-- matched as a range: DuckDB hashes every equality key of every sample it probes, and the partition, a
+-- string, doubled the join's time; a range is tested only on the samples whose line or series matched. The
+-- join to shared_files adds nothing to the match (a sample's file holds its series) but names the files:
+-- with the row groups' min/max of _source_file and _row_number (pipelines/lake/parquet_files.py) the scans
+-- read only the row groups of the repeated lines and the files of the shared series. A day of every
+-- utilization file of the real-width sample: 7.2 s to 1.4 s.
 may_repeat as (
     select line_samples.*
     from line_samples
     semi join repeated_lines
         on
-            line_samples._partition = repeated_lines._partition
-            and line_samples._row_number = repeated_lines._row_number
+            line_samples._row_number = repeated_lines._row_number
+            and line_samples._partition >= repeated_lines._partition
+            and line_samples._partition <= repeated_lines._partition
     union all
     select series_samples.*
     from series_samples
+    semi join shared_files
+        on series_samples._source_file = shared_files._source_file
     semi join shared_series
         on
-            series_samples._partition = shared_series._partition
-            and series_samples.series = shared_series.series
+            series_samples.series = shared_series.series
+            and series_samples._partition >= shared_series._partition
+            and series_samples._partition <= shared_series._partition
     anti join repeated_lines
         on
-            series_samples._partition = repeated_lines._partition
-            and series_samples._row_number = repeated_lines._row_number
+            series_samples._row_number = repeated_lines._row_number
+            and series_samples._partition >= repeated_lines._partition
+            and series_samples._partition <= repeated_lines._partition
 ),
 
 ranked as (
