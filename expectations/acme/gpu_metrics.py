@@ -11,6 +11,7 @@ from __future__ import annotations
 from expectations.acme.utilization import (
     COLUMNS,
     ROW_KEY,
+    on_line,
     percentage_rule,
     physical_range_rule,
     repeated_lines,
@@ -34,14 +35,17 @@ def first_copies(rows: str, lines: str | None, metric: str, columns: str) -> str
     """``columns`` of ``metric``'s rows, the first copy (by file, then line) of each cluster × series × Time:
     the window runs only on the lines whose (cluster, Time) repeats (found among ``lines``, the rows' lines
     as the load counted them, when there are), the rest are first copies as they are."""
-    of_metric = f"(select * from {rows} where metric = '{metric}')"
+    of_metric = f"(select * from {rows} where metric = '{metric}') as cell"
     metric_lines = f"(select * from {lines or rows} where metric = '{metric}')"
     later = (
         f"select _source_file, _row_number, series from {of_metric} "
-        f"semi join ({repeated_lines(metric_lines, ('cluster',))}) as repeated using (_source_file, _row_number) "
+        f"semi join ({repeated_lines(metric_lines, ('cluster',))}) as repeated on {on_line('cell', 'repeated')} "
         "qualify row_number() over (partition by cluster, series, time order by _source_file, _row_number) > 1"
     )
-    return f"select {columns} from {of_metric} anti join ({later}) as later using (_source_file, _row_number, series)"
+    return (
+        f"select {columns} from {of_metric} anti join ({later}) as later "
+        f"on {on_line('cell', 'later')} and cell.series = later.series"
+    )
 
 
 def fb_pair_sql(src: FrameSources) -> str:

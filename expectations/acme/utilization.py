@@ -67,14 +67,26 @@ def repeated_lines(rows: str, within: tuple[str, ...]) -> str:
     )
 
 
+def on_line(row: str, line: str) -> str:
+    """The join condition of a row (alias ``row``) and a line or a cell of one (alias ``line``): the same
+    ``_row_number`` and ``_source_file``, the file compared as a range. DuckDB hashes every equality key of
+    every row it probes, and the file's name, a string, doubled the join's time; a range is tested only on
+    the rows whose line number matched. A row group's min/max of both (``pipelines.lake.parquet_files``)
+    let the scan skip the row groups of other lines and files."""
+    return (
+        f"{row}._row_number = {line}._row_number "
+        f"and {row}._source_file >= {line}._source_file and {row}._source_file <= {line}._source_file"
+    )
+
+
 def _time_copies(rows: str, lines: str | None = None) -> str:
     """Each row on a line whose (file, Time) repeats, with its copy number; every other row is copy 1. The
     repeated lines are found among the lines the load counted when there are (a row a line, not a cell)."""
     return (
         "select *, row_number() over (partition by _source_file, series, time order by _row_number) "
         f"as {LOOKUP_VALUE} "
-        f"from {rows} semi join ({repeated_lines(lines or rows, ('_source_file',))}) as repeated "
-        "using (_source_file, _row_number)"
+        f"from {rows} as cell semi join ({repeated_lines(lines or rows, ('_source_file',))}) as repeated "
+        f"on {on_line('cell', 'repeated')}"
     )
 
 
