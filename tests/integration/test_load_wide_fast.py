@@ -113,24 +113,24 @@ def _assert_same(exact: Settings, fast: Settings, a: LoadResult, b: LoadResult, 
             assert _cells(exact, family, kind) == _cells(fast, family, kind)
 
 
-def _delta_encoded(settings: Settings, family: str, files: str = "*.parquet") -> set[str]:
-    """The columns every lake file of ``family`` (named like ``files``) stores delta-encoded."""
+def _columns_where(settings: Settings, family: str, condition: str, files: str = "*.parquet") -> set[str]:
+    """The columns for which ``condition`` (over ``parquet_metadata``) holds in every row group of every lake
+    file of ``family`` named like ``files``."""
     glob = f"{settings.raw_dir / family}/_partition=*/{files}"
     rows = duckdb.sql(
-        f"select path_in_schema, bool_and(encodings like '%DELTA_BINARY_PACKED%') from parquet_metadata('{glob}') "
-        "group by all"
+        f"select path_in_schema, bool_and({condition}) from parquet_metadata('{glob}') group by all"
     ).fetchall()
-    return {column for column, delta in rows if delta}
+    return {column for column, holds in rows if holds}
+
+
+def _delta_encoded(settings: Settings, family: str, files: str = "*.parquet") -> set[str]:
+    """The columns every lake file of ``family`` (named like ``files``) stores delta-encoded."""
+    return _columns_where(settings, family, "encodings like '%DELTA_BINARY_PACKED%'", files)
 
 
 def _with_statistics(settings: Settings, family: str) -> set[str]:
     """The columns whose min/max every row group of ``family``'s lake files records."""
-    glob = f"{settings.raw_dir / family}/_partition=*/*.parquet"
-    rows = duckdb.sql(
-        f"select path_in_schema, bool_and(stats_min_value is not null and stats_max_value is not null) "
-        f"from parquet_metadata('{glob}') group by all"
-    ).fetchall()
-    return {column for column, recorded in rows if recorded}
+    return _columns_where(settings, family, "stats_min_value is not null and stats_max_value is not null")
 
 
 def _compare(tmp_path: Path, up: UpstreamFile, path: Path) -> tuple[LoadResult, LoadResult]:
