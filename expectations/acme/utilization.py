@@ -93,6 +93,20 @@ def _time_copies(rows: str, lines: str | None = None) -> str:
 TIME_COPY = Lookup(_time_copies, ("_source_file", "_row_number", "series"), default="1", sparse=True)
 
 
+def _off_grid(rows: str, lines: str | None = None) -> str:
+    """Each row on a line whose Time is off the sampling grid, with its seconds past the grid; every other row
+    is on it (0). Time is a line's: the lines off the grid are found among the lines the load counted when
+    there are (a row a line, not a cell), so the grid is computed per line, not per value."""
+    off = f"select distinct _source_file, _row_number from {lines or rows} where {SECONDS_OFF_GRID_SQL} > 0"
+    return (
+        f"select *, {SECONDS_OFF_GRID_SQL} as {LOOKUP_VALUE} "
+        f"from {rows} as cell semi join ({off}) as off on {on_line('cell', 'off')}"
+    )
+
+
+OFF_GRID = Lookup(_off_grid, ("_source_file", "_row_number", "series"), default="0", sparse=True)
+
+
 def _metric_value(metrics: Sequence[str]) -> str:
     names = ", ".join(f"'{m}'" for m in metrics)
     return f"case when metric in ({names}) then value end"
@@ -123,7 +137,7 @@ def series_rules() -> tuple[Rule, ...]:
             "flag",
             f"Samples are taken every {SAMPLE_SECONDS} s: Time falls on the {SAMPLE_SECONDS}-second grid.",
             between("seconds_off_grid", max_value=0),
-            derived={"seconds_off_grid": SECONDS_OFF_GRID_SQL},
+            derived={"seconds_off_grid": OFF_GRID},
             columns=("time",),
         ),
         Rule(

@@ -154,17 +154,20 @@ def test_ipmi_type_not_derivable_without_memory_power_column(warehouse: Settings
 def test_duplicate_rule_on_repeated_lines_equals_its_join_to_every_row(
     warehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``time_not_duplicated`` runs on the rows of repeated lines alone (a sparse lookup), counted against
-    every row: each rule's count, rows evaluated, samples, per-file counts and partitions equal those of the
-    copy number joined to every row, over two files with repeats (a third copy; a series whose first line at
-    a Time lacks it, so its first copy is on the second line)."""
+    """``time_not_duplicated`` and ``time_on_15s_grid`` run on the rows of repeated lines and of lines off
+    the grid alone (sparse lookups), counted against every row: each rule's count, rows evaluated, samples,
+    per-file counts and partitions equal those of the copy number and the seconds off the grid joined to every
+    row, over two files with repeats (a third copy; a series whose first line at a Time lacks it, so its first
+    copy is on the second line) and a line off the grid."""
     files = {
         "seren/GPU_UTIL.csv": (
             "Time,10.140.0.1-0,10.140.0.1-1\n"
             f"{T0},50,1\n{T15},60,\n{T15},61,2\n{T15},62,3\n"
             "2023-07-19 08:00:30+08:00,70,4\n"
         ),
-        "seren/GPU_TEMP.csv": f"Time,10.140.0.1-0,node_a\n{T0},40,1\n{T0},41,2\n{T15},42,3\n",
+        "seren/GPU_TEMP.csv": (
+            f"Time,10.140.0.1-0,node_a\n{T0},40,1\n{T0},41,2\n{T15},42,3\n2023-07-19 08:00:37+08:00,43,4\n"
+        ),
     }
 
     def outcomes(settings: Settings) -> tuple[dict, list]:
@@ -198,18 +201,19 @@ def test_duplicate_rule_on_repeated_lines_equals_its_join_to_every_row(
 
     monkeypatch.setattr(validation, "sparse_frame_sql", spy)
     sparse = outcomes(warehouse)
-    assert sparse_frames == ["time_copy"]
+    assert sorted(sparse_frames) == ["seconds_off_grid", "time_copy"]
 
     monkeypatch.setenv("WAREHOUSE_DIR", str(tmp_path / "joined"))
     monkeypatch.setattr(validation, "sparse_groups", lambda rules: (list(rules), {}))
     joined = outcomes(load_settings())
     assert sparse == joined
     docs_counts = sparse[2]["time_not_duplicated"]  # the Data Docs count every row
-    assert docs_counts == (15, 5, pytest.approx(100 / 3))
+    assert docs_counts == (17, 5, pytest.approx(500 / 17))
     assert sparse[2]["batches"] == 1
     count, evaluated, samples, by_file, _ = sparse[0]["time_not_duplicated"]
     # GPU_UTIL: 61 and 62 of 10.140.0.1-0 at T15, 3 of -1 (its first copy is 2); GPU_TEMP: 41 and 2 at T0
-    assert (count, evaluated) == (5, 15)
+    assert (count, evaluated) == (5, 17)
+    assert sparse[0]["time_on_15s_grid"][:2] == (2, 17)  # GPU_TEMP's line at 08:00:37, both its cells
     assert {Path(f).name: n for f, n in by_file.items()} == {"GPU_TEMP.csv": 2, "GPU_UTIL.csv": 3}
     assert [(s["_row_number"], s["series"]) for s in samples] == [
         ("3", "10.140.0.1-0"),
