@@ -122,6 +122,12 @@ class FrameSources(Protocol):
         lines alone it reads there, not from every cell."""
         ...
 
+    @property
+    def series(self) -> str | None:
+        """The series of ``rows`` as the load counted them, one row per series of each Parquet file of
+        ``rows`` (``cluster``, ``metric``, ``_source_file``, ``series``, ``cells``), or None like ``lines``."""
+        ...
+
 
 @dataclass(frozen=True)
 class Lookup:
@@ -180,6 +186,9 @@ class Frame:
     index: tuple[str, ...] = ROW_INDEX
     deps: tuple[str, ...] = ()  # other families the SELECT reads (Dagster additional_deps)
     description: str = ""
+    # A SELECT over the kept rows of ``select`` (a relation) that names what they carry as numbers: the join is
+    # kept once, small; a query names only the rows it reads, and a query that reads no name names none.
+    named: Callable[[FrameSources, str], str] | None = None
 
 
 @dataclass(frozen=True)

@@ -48,30 +48,54 @@ def first_copies(rows: str, lines: str | None, metric: str, columns: str) -> str
     )
 
 
-def fb_pair_sql(src: FrameSources) -> str:
-    """FB_USED beside FB_FREE for the same cluster, GPU and sample (first copy of repeated samples). The
-    samples are matched on their time as epoch microseconds: the same match as on the timestamps, and DuckDB
-    hashes and compares the integer in half the time. A partition's FB_USED rows come from a few source
-    files: the join carries a file's position in their list, not its name, and names it after. The join
-    spills at the validation's memory limit, and a name on each of its rows made it a third slower."""
-    files = (
+def _fb_used_files(src: FrameSources) -> str:
+    """The partition's FB_USED source files in order: a pair carries its file's position in this list."""
+    return (
         f"(select list(distinct _source_file order by _source_file) from {src.rows} where metric = 'FB_USED')"
+    )
+
+
+def fb_pair_sql(src: FrameSources) -> str:
+    """FB_USED beside FB_FREE for the same cluster, GPU and sample (first copy of repeated samples), the
+    FB_USED sample's file as its position in :func:`_fb_used_files` (named by :func:`fb_pair_named`).
+
+    The join is on two integers: the GPU's number among the partition's FB series (from the series the load
+    counted, a few thousand rows) and the time as epoch microseconds (the same match as on the timestamps).
+    DuckDB hashes and compares a join key for every sample on both sides, and the series names and cluster,
+    strings, made that join a half slower; numbering the series probes a table that fits in the cache. The
+    pairs are kept as the frame's rows (27 M a day at the real width), and a file name on each of them made
+    that table twice as big, spilling at the validation's memory limit."""
+    counted = src.series or src.rows
+    gpus = (
+        "select cluster, series, cast(row_number() over (order by cluster, series) as integer) as gpu "
+        f"from (select distinct cluster, series from {counted} where metric in ('FB_USED', 'FB_FREE'))"
     )
     used = first_copies(
         src.rows,
         src.lines,
         "FB_USED",
-        f"list_position({files}, _source_file) as file, _row_number, cluster, series, time, value",
+        f"list_position({_fb_used_files(src)}, _source_file) as file, _row_number, cluster, series, time, value",
     )
     free = first_copies(src.rows, src.lines, "FB_FREE", "cluster, series, time, value")
-    pairs = (
-        "select u.file, u._row_number, u.series, u.time, u.value as fb_used_mib, f.value as fb_free_mib "
-        f"from ({used}) as u join ({free}) as f on u.cluster = f.cluster and u.series = f.series "
-        "and epoch_us(u.time) = epoch_us(f.time)"
-    )
+
+    def numbered(rows: str, columns: str) -> str:
+        return (
+            f"select {columns}, gpus.gpu from ({rows}) as r "
+            f"join ({gpus}) as gpus on r.cluster = gpus.cluster and r.series = gpus.series"
+        )
+
     return (
-        f"select {files}[file] as _source_file, _row_number, series, time, fb_used_mib, fb_free_mib "
-        f"from ({pairs}) as pairs"
+        "select u.file, u._row_number, u.series, u.time, u.value as fb_used_mib, f.value as fb_free_mib "
+        f"from ({numbered(used, 'r.file, r._row_number, r.series, r.time, r.value')}) as u "
+        f"join ({numbered(free, 'r.time, r.value')}) as f on u.gpu = f.gpu and epoch_us(u.time) = epoch_us(f.time)"
+    )
+
+
+def fb_pair_named(src: FrameSources, pairs: str) -> str:
+    """The pairs of :func:`fb_pair_sql` (relation ``pairs``) with their FB_USED sample's file named."""
+    return (
+        f"select {_fb_used_files(src)}[file] as _source_file, _row_number, series, time, fb_used_mib, "
+        f"fb_free_mib from {pairs}"
     )
 
 
@@ -81,6 +105,7 @@ FB_PAIR = Frame(
     fb_pair_sql,
     index=ROW_KEY,
     description="FB_USED and FB_FREE of one GPU at one sample, side by side (one partition at a time)",
+    named=fb_pair_named,
 )
 
 SUITE = Suite(

@@ -305,6 +305,8 @@ def frame_sql(
         return None
     # A join: computed once, not once per GX query; in memory, as the next batch replaces it.
     body = src.session.keep(f"frame_rows_{frame}", body, in_memory=True)
+    if custom.named is not None:
+        body = custom.named(src, f"({body}) as kept")
     derived = derived_columns(rules, frozenset(src.session.columns(f"({body}) as frame")))
     return with_derived(None, f"({body})", derived, src.session.keep, f"lookup_{frame}", src.session.rows)
 

@@ -262,7 +262,8 @@ class _Run:
             paths = [u.path for u in batch.members] if batch.members else None
             relation = files_relation(paths) if paths else family_relation(self.settings, self.suite.family)
             lines = counted_relation(self.settings, self.suite.family, "lines", paths)
-            src = Sources(self.session, self.settings, relation or "", lines)
+            series = counted_relation(self.settings, self.suite.family, "series", paths)
+            src = Sources(self.session, self.settings, relation or "", lines, series)
             sql = frame_sql(self.suite, batch.frame, rules, src)
             deps = ", ".join(custom.deps) if custom else ""
             note = f"nothing to compare: no rows loaded in {deps}"

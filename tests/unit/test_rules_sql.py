@@ -277,11 +277,12 @@ def test_first_copies_equal_the_window_over_every_row() -> None:
 
 
 def test_fb_pair_names_each_row_by_its_own_file() -> None:
-    """``fb_pair`` carries a file's position through its join: every pair still names the file and line of
-    its FB_USED sample, with two FB_USED files in the partition, and unpaired samples are left out."""
+    """``fb_pair`` carries a file's position through its join and names it after: every pair still names the
+    file and line of its FB_USED sample, with two FB_USED files in the partition, the same series name in both
+    clusters pairs within its cluster only, and unpaired samples are left out."""
     from types import SimpleNamespace
 
-    from expectations.acme.gpu_metrics import fb_pair_sql
+    from expectations.acme.gpu_metrics import FB_PAIR, fb_pair_sql
 
     t = "timestamp '2023-07-19 00:00:{:02d}'"
     rows = f"""(select * from (values
@@ -293,7 +294,9 @@ def test_fb_pair_names_each_row_by_its_own_file() -> None:
         ('free', 3, 'kalos', 'FB_FREE', {t.format(15)}, 'g0', 20.0),
         ('free', 4, 'seren', 'FB_FREE', {t.format(0)}, 'g0', 40.0)
     ) as t(_source_file, _row_number, cluster, metric, time, series, value))"""
-    got = duckdb.sql(fb_pair_sql(SimpleNamespace(rows=rows, lines=None))).fetchall()
+    src = SimpleNamespace(rows=rows, lines=None, series=None)
+    assert FB_PAIR.named is not None
+    got = duckdb.sql(FB_PAIR.named(src, f"({fb_pair_sql(src)}) as kept")).fetchall()
     assert sorted((r[0], r[1], r[2], r[4], r[5]) for r in got) == [
         ("used-a", 2, "g0", 2.0, 20.0),
         ("used-b", 2, "g0", 1.0, 10.0),
