@@ -65,10 +65,10 @@ class _Run:
         self.docs = DocsCollector(suite.family)
         self.errors: dict[str, list[str]] = {}
         self.evaluated: list[str] = []  # what was validated this run: unit ids and frame records
-        # Tables of a quarantine rule's violating rows, kept in the session's catalog. Another rule's are only
-        # counted and sampled: its query runs for each (a pushed-down filter, as a rule), since writing out a
-        # common flag's rows (21 M pod-named Kalos SM_ACTIVE samples in two real-width days) cost 40 times
-        # more than counting them.
+        # Tables of a quarantine rule's violating rows, kept in the session's catalog. Another rule's rows are
+        # only sampled and counted per file, each by its query (a filter that skips the files it cannot match):
+        # writing out a common flag's rows (21 M pod-named Kalos SM_ACTIVE samples in two real-width days)
+        # took 40 times longer than counting them.
         self.kept: list[str] = []
 
     # -- one GX validation and what its results say -------------------------------------------------
