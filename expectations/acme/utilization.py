@@ -79,15 +79,20 @@ def on_line(row: str, line: str) -> str:
     )
 
 
+def _rows_on_lines(rows: str, lines: str, value: str) -> str:
+    """Every row of ``rows`` on one of ``lines`` (``_source_file``, ``_row_number``), whole, with ``value``
+    as the lookup's value: a sparse lookup of something a line decides."""
+    return (
+        f"select *, {value} as {LOOKUP_VALUE} "
+        f"from {rows} as cell semi join ({lines}) as line on {on_line('cell', 'line')}"
+    )
+
+
 def _time_copies(rows: str, lines: str | None = None) -> str:
     """Each row on a line whose (file, Time) repeats, with its copy number; every other row is copy 1. The
     repeated lines are found among the lines the load counted when there are (a row a line, not a cell)."""
-    return (
-        "select *, row_number() over (partition by _source_file, series, time order by _row_number) "
-        f"as {LOOKUP_VALUE} "
-        f"from {rows} as cell semi join ({repeated_lines(lines or rows, ('_source_file',))}) as repeated "
-        f"on {on_line('cell', 'repeated')}"
-    )
+    copy = "row_number() over (partition by _source_file, series, time order by _row_number)"
+    return _rows_on_lines(rows, repeated_lines(lines or rows, ("_source_file",)), copy)
 
 
 TIME_COPY = Lookup(_time_copies, ("_source_file", "_row_number", "series"), default="1", sparse=True)
@@ -98,10 +103,7 @@ def _off_grid(rows: str, lines: str | None = None) -> str:
     is on it (0). Time is a line's: the lines off the grid are found among the lines the load counted when
     there are (a row a line, not a cell), so the grid is computed per line, not per value."""
     off = f"select distinct _source_file, _row_number from {lines or rows} where {SECONDS_OFF_GRID_SQL} > 0"
-    return (
-        f"select *, {SECONDS_OFF_GRID_SQL} as {LOOKUP_VALUE} "
-        f"from {rows} as cell semi join ({off}) as off on {on_line('cell', 'off')}"
-    )
+    return _rows_on_lines(rows, off, SECONDS_OFF_GRID_SQL)
 
 
 OFF_GRID = Lookup(_off_grid, ("_source_file", "_row_number", "series"), default="0", sparse=True)

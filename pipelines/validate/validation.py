@@ -18,6 +18,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from expectations import suite_for
 from expectations.rules import FAMILY_FRAME, ROWS_FRAME, SCHEMA_FRAME, Rule, Suite
@@ -144,6 +145,15 @@ class _Run:
             reason = getattr(exc, "orig", None) or exc  # DuckDB's message, not SQLAlchemy's copy of the SQL
             raise FrameError(f"{self.suite.family}: frame {frame}, {label}: {reason}") from exc
 
+    def _sources(self, relation: str, paths: Sequence[Path] | None) -> Sources:
+        """What a frame reads: ``relation`` and the lines and series the load counted of its files."""
+        family = self.suite.family
+        return Sources(
+            self.session, self.settings, relation,
+            counted_relation(self.settings, family, "lines", paths),
+            counted_relation(self.settings, family, "series", paths),
+        )  # fmt: skip
+
     # -- units: the schema and rows frames ----------------------------------------------------------
     def structural(self, units: Sequence[Unit]) -> dict[str, Record]:
         """The structural rule on the changed units; returns a record per unit (its structural counts)."""
@@ -168,12 +178,7 @@ class _Run:
         index = (*self.suite.row_index, PARTITION_COLUMN, FILE_COLUMN)
         paths = [u.path for u in units]
         scan = files_relation(paths, hive=True, file_column=True)
-        family = self.suite.family
-        src = Sources(
-            self.session, self.settings, scan,
-            counted_relation(self.settings, family, "lines", paths),
-            counted_relation(self.settings, family, "series", paths),
-        )  # fmt: skip
+        src = self._sources(scan, paths)
         label = f"{len(units)} changed unit(s)"
         view = self._view(
             ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, joined, src, index=index) or "", label
@@ -265,9 +270,7 @@ class _Run:
             index = custom.index if custom else self.suite.row_index
             paths = [u.path for u in batch.members] if batch.members else None
             relation = files_relation(paths) if paths else family_relation(self.settings, self.suite.family)
-            lines = counted_relation(self.settings, self.suite.family, "lines", paths)
-            series = counted_relation(self.settings, self.suite.family, "series", paths)
-            src = Sources(self.session, self.settings, relation or "", lines, series)
+            src = self._sources(relation or "", paths)
             sql = frame_sql(self.suite, batch.frame, rules, src)
             deps = ", ".join(custom.deps) if custom else ""
             note = f"nothing to compare: no rows loaded in {deps}"
