@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import dagster as dg
 
 from pipelines.settings import Settings
 
 _HEADER = "# Written by trace-warehouse."
-DAGSTER_YAML = f"""\
+_DAGSTER_YAML = f"""\
 {_HEADER} One instance for the CLI, `make dev` and the tests.
 # Writers of trace.duckdb run in the pool `duckdb_writer`; a limit of one serializes them.
 concurrency:
@@ -18,7 +21,18 @@ telemetry:
   enabled: false
 nux:
   enabled: false
+# Dagster's SQLite event log in its usual place, with its connections kept open (pipelines/defs/event_log_storage.py).
+event_log_storage:
+  module: pipelines.defs.event_log_storage
+  class: KeptOpenSqliteEventLogStorage
+  config:
+    base_dir: {{event_log_dir}}
 """
+
+
+def dagster_yaml(home: Path) -> str:
+    """The project's dagster.yaml for the instance in ``home`` (the event log's folder is an absolute path)."""
+    return _DAGSTER_YAML.format(event_log_dir=json.dumps(str(home.resolve() / "history" / "runs")))
 
 
 def ensure_dagster_home(settings: Settings) -> str:
@@ -29,8 +43,9 @@ def ensure_dagster_home(settings: Settings) -> str:
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     current = config.read_text(encoding="utf-8") if config.exists() else None
-    if current is None or (current.startswith(_HEADER) and current != DAGSTER_YAML):
-        config.write_text(DAGSTER_YAML, encoding="utf-8")  # new, or ours from an older version
+    ours = dagster_yaml(home)
+    if current is None or (current.startswith(_HEADER) and current != ours):
+        config.write_text(ours, encoding="utf-8")  # new, or ours from an older version or another folder
     return str(home)
 
 

@@ -47,7 +47,7 @@ def test_a_terminal_gets_a_few_live_lines_and_the_log_file_the_rest(built_sample
     """BurstGPT's lineage rebuilt (``--all``) on a terminal: every layer, from landing to the reports."""
     env = {**os.environ, **built_sample.env, "TERM": "xterm-256color", "COLUMNS": "120"}
     code, output = run_in_terminal(
-        [sys.executable, "-m", "pipelines.cli", "run", "--all"],
+        [sys.executable, "-m", "pipelines.cli", "run", "--all", "--select", BURST_LINEAGE],
         cwd=PROJECT_ROOT,
         env=env,
         columns=120,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipelines.defs.instance import DAGSTER_YAML, ensure_dagster_home
+from pipelines.defs.instance import dagster_yaml, ensure_dagster_home
 from pipelines.settings import Settings
 
 
@@ -20,7 +20,7 @@ def test_an_older_dagster_yaml_of_ours_is_updated_a_users_own_is_kept(warehouse:
     config.parent.mkdir(parents=True)
     config.write_text("# Written by trace-warehouse. One instance.\ntelemetry:\n  enabled: false\n")
     ensure_dagster_home(warehouse)
-    assert config.read_text() == DAGSTER_YAML
+    assert config.read_text() == dagster_yaml(warehouse.dagster_home)
 
     own = "telemetry:\n  enabled: true\n"
     config.write_text(own)
