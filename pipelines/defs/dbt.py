@@ -19,6 +19,7 @@ target path ``target/spark``. After a Spark build the Spark tables become DuckDB
 """
 
 import hashlib
+import json
 import re
 import shutil
 import subprocess
@@ -250,10 +251,12 @@ def dbt_docs_asset(
             work = settings.warehouse_dir / ".tmp" / "dbt-docs"
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
-            parsed = run_target_dir(settings, project) / "partial_parse.msgpack"
+            runs = run_target_dir(settings, project)
+            parsed = runs / "partial_parse.msgpack"
             if parsed.exists():  # reuse the parse of the last dbt build
                 shutil.copyfile(parsed, work / parsed.name)
-            dbt.cli(["docs", "generate", "--static"], target_path=work).wait()
+            args = ["docs", "generate", "--static", *last_invocation_vars(runs)]
+            dbt.cli(args, target_path=work).wait()
         out.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
         for name in DOCS_FILES:
@@ -265,6 +268,16 @@ def dbt_docs_asset(
         return dg.MaterializeResult(metadata={**metadata, "regenerated": True})
 
     return _dbt_docs
+
+
+def last_invocation_vars(runs: Path) -> list[str]:
+    """``--vars`` as the last dbt invocation in ``runs`` had them (none if it had none): dbt reuses a parse only
+    under the same vars, and the docs' compiled SQL is then the SQL that build ran."""
+    try:
+        invoked = json.loads((runs / "run_results.json").read_text(encoding="utf-8"))["args"].get("vars")
+    except (OSError, ValueError, KeyError):
+        return []
+    return ["--vars", json.dumps(invoked)] if invoked else []
 
 
 def docs_fingerprint(settings: Settings, project: DbtProject) -> str | None:
