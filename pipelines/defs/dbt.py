@@ -251,12 +251,8 @@ def dbt_docs_asset(
             work = settings.warehouse_dir / ".tmp" / "dbt-docs"
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
-            runs = run_target_dir(settings, project)
-            parsed = runs / "partial_parse.msgpack"
-            if parsed.exists():  # reuse the parse of the last dbt build
-                shutil.copyfile(parsed, work / parsed.name)
-            args = ["docs", "generate", "--static", *last_invocation_vars(runs)]
-            dbt.cli(args, target_path=work).wait()
+            reuse = reuse_last_parse(run_target_dir(settings, project), work)
+            dbt.cli(["docs", "generate", "--static", *reuse], target_path=work).wait()
         out.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
         for name in DOCS_FILES:
@@ -270,9 +266,13 @@ def dbt_docs_asset(
     return _dbt_docs
 
 
-def last_invocation_vars(runs: Path) -> list[str]:
-    """``--vars`` as the last dbt invocation in ``runs`` had them (none if it had none): dbt reuses a parse only
-    under the same vars, and the docs' compiled SQL is then the SQL that build ran."""
+def reuse_last_parse(runs: Path, work: Path) -> list[str]:
+    """Start the dbt target folder ``work`` from the parse of the last dbt invocation in ``runs``; returns that
+    invocation's ``--vars`` (none if it had none), under which alone dbt reuses the parse. The docs' compiled
+    SQL is then the SQL that build ran."""
+    parsed = runs / "partial_parse.msgpack"
+    if parsed.exists():
+        shutil.copyfile(parsed, work / parsed.name)
     try:
         invoked = json.loads((runs / "run_results.json").read_text(encoding="utf-8"))["args"].get("vars")
     except (OSError, ValueError, KeyError):

@@ -22,15 +22,13 @@ from contextlib import contextmanager
 
 import sqlalchemy as db
 from dagster._core.events.log import EventLogEntry
-from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
-from dagster._core.storage.sqlite import create_db_conn_string
+from dagster._core.storage.event_log.sqlite.sqlite_event_log import INDEX_SHARD_NAME, SqliteEventLogStorage
+from dagster._core.storage.sqlite import SQLITE_BUSY_TIMEOUT_SECONDS, create_db_conn_string
 from dagster._serdes import ConfigurableClassData
 from sqlalchemy.engine import Connection, Engine
 
 # Databases kept open per process: the index's and the current runs' (the UI reads a few runs at a time).
 OPEN_DATABASES = 8
-BUSY_TIMEOUT_S = 30  # as Dagster's own
-INDEX_SHARD = "index"
 
 
 def _set_pragmas(dbapi_connection, _record) -> None:
@@ -62,7 +60,7 @@ class KeptOpenSqliteEventLogStorage(SqliteEventLogStorage):
             if engine is None:
                 engine = db.create_engine(
                     create_db_conn_string(self._base_dir, shard),
-                    connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False},
+                    connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
                     pool_size=2,
                     max_overflow=4,
                 )
@@ -89,7 +87,7 @@ class KeptOpenSqliteEventLogStorage(SqliteEventLogStorage):
             conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
 
     def has_table(self, table_name: str) -> bool:
-        engine = self._engine(INDEX_SHARD)
+        engine = self._engine(INDEX_SHARD_NAME)
         with engine.connect() as conn:
             return bool(engine.dialect.has_table(conn, table_name))
 

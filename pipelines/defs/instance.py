@@ -10,7 +10,12 @@ import dagster as dg
 from pipelines.settings import Settings
 
 _HEADER = "# Written by trace-warehouse."
-_DAGSTER_YAML = f"""\
+
+
+def dagster_yaml(home: Path) -> str:
+    """The project's dagster.yaml for the instance in ``home`` (the event log's folder is an absolute path)."""
+    event_log_dir = json.dumps(str(home.resolve() / "history" / "runs"))
+    return f"""\
 {_HEADER} One instance for the CLI, `make dev` and the tests.
 # Writers of trace.duckdb run in the pool `duckdb_writer`; a limit of one serializes them.
 concurrency:
@@ -26,13 +31,8 @@ event_log_storage:
   module: pipelines.defs.event_log_storage
   class: KeptOpenSqliteEventLogStorage
   config:
-    base_dir: {{event_log_dir}}
+    base_dir: {event_log_dir}
 """
-
-
-def dagster_yaml(home: Path) -> str:
-    """The project's dagster.yaml for the instance in ``home`` (the event log's folder is an absolute path)."""
-    return _DAGSTER_YAML.format(event_log_dir=json.dumps(str(home.resolve() / "history" / "runs")))
 
 
 def ensure_dagster_home(settings: Settings) -> str:
