@@ -50,6 +50,7 @@ DOCS_FILES = ("index.html", "static_index.html", "manifest.json", "catalog.json"
 DOCS_FINGERPRINT = ".fingerprint"  # beside the docs: docs_fingerprint of what they were generated from
 DOCS_INPUTS = frozenset({"dbt_project.yml", "profiles.yml", "models", "macros", "seeds", "tests"})
 DOCS_UNCHANGED = "the project and the warehouse's columns are as when the docs were generated"
+BUILT_PROJECT = "built_project.sha256"  # beside a build's manifest: project_digest of the project it built
 
 
 class DbtManifestMissingError(RuntimeError):
@@ -201,11 +202,15 @@ def dbt_models_assets(settings: Settings, engine: str | None = None) -> dg.Asset
             else:
                 changed = ", ".join(keys) or "none"
                 context.log.info(f"incremental facts replace only the changed partitions: {changed}")
+            stamp = runs / BUILT_PROJECT
+            stamp.unlink(missing_ok=True)
+            parsed = project_digest(project)
             invocation = dbt.cli(build.dbt_build_args(keys), context=context, target_path=runs)
             try:
                 yield from invocation.stream()
                 built = {key.path[-1] for key in context.selected_asset_keys}
                 build.consume_partitions(settings, waiting, built)
+                stamp.write_text(parsed)
             finally:
                 published = build.after_build(settings, target, project.manifest_path)
                 if published:
@@ -251,7 +256,7 @@ def dbt_docs_asset(
             work = settings.warehouse_dir / ".tmp" / "dbt-docs"
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
-            reuse = reuse_last_parse(run_target_dir(settings, project), work)
+            reuse = reuse_last_build(run_target_dir(settings, project), work, project)
             dbt.cli(["docs", "generate", "--static", *reuse], target_path=work).wait()
         out.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
@@ -266,10 +271,12 @@ def dbt_docs_asset(
     return _dbt_docs
 
 
-def reuse_last_parse(runs: Path, work: Path) -> list[str]:
-    """Start the dbt target folder ``work`` from the parse of the last dbt invocation in ``runs``; returns that
-    invocation's ``--vars`` (none if it had none), under which alone dbt reuses the parse. The docs' compiled
-    SQL is then the SQL that build ran."""
+def reuse_last_build(runs: Path, work: Path, project: DbtProject) -> list[str]:
+    """Start the dbt target folder ``work`` from the last dbt invocation in ``runs``; returns the arguments of
+    ``dbt docs generate`` that reuse it. Its parse is reused under that invocation's ``--vars`` alone. When it
+    was a build of the project as it stands now, and it compiled every node, its manifest is the docs' and
+    dbt only reads the catalog (``--no-compile``). Otherwise dbt compiles the project again. Either way the
+    docs' compiled SQL is the SQL that the build ran."""
     parsed = runs / "partial_parse.msgpack"
     if parsed.exists():
         shutil.copyfile(parsed, work / parsed.name)
@@ -277,7 +284,35 @@ def reuse_last_parse(runs: Path, work: Path) -> list[str]:
         invoked = json.loads((runs / "run_results.json").read_text(encoding="utf-8"))["args"].get("vars")
     except (OSError, ValueError, KeyError):
         return []
-    return ["--vars", json.dumps(invoked)] if invoked else []
+    args = ["--vars", json.dumps(invoked)] if invoked else []
+    if _built_as_it_stands(runs, project):
+        shutil.copyfile(runs / "manifest.json", work / "manifest.json")
+        args.append("--no-compile")
+    return args
+
+
+def _built_as_it_stands(runs: Path, project: DbtProject) -> bool:
+    """Whether ``runs/manifest.json`` is a build's of the project as it stands, with every node compiled."""
+    try:
+        built = (runs / BUILT_PROJECT).read_text(encoding="utf-8")
+        nodes = json.loads((runs / "manifest.json").read_text(encoding="utf-8"))["nodes"]
+    except (OSError, ValueError, KeyError):
+        return False
+    compiled = all(
+        node.get("compiled_code") is not None for node in nodes.values() if node["resource_type"] != "seed"
+    )
+    return compiled and built == project_digest(project)
+
+
+def project_digest(project: DbtProject) -> str:
+    """The project's files that dbt reads (``DOCS_INPUTS``) and dbt's version, hashed."""
+    digest = hashlib.sha256(version("dbt-core").encode())
+    root = project.project_dir
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.is_file() and relative.parts[0] in DOCS_INPUTS:
+            digest.update(f"{relative.as_posix()}\0".encode() + path.read_bytes())
+    return digest.hexdigest()
 
 
 def docs_fingerprint(settings: Settings, project: DbtProject) -> str | None:
@@ -286,12 +321,7 @@ def docs_fingerprint(settings: Settings, project: DbtProject) -> str | None:
     generated). New rows alone leave it as it was, so a refresh that only added data reuses the docs."""
     if (project.target or "duckdb") != "duckdb" or not settings.duckdb_path.is_file():
         return None
-    digest = hashlib.sha256(version("dbt-core").encode())
-    root = project.project_dir
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if path.is_file() and relative.parts[0] in DOCS_INPUTS:
-            digest.update(f"{relative.as_posix()}\0".encode() + path.read_bytes())
+    digest = hashlib.sha256(project_digest(project).encode())
     with writer(settings) as con:
         columns = con.execute(
             "select table_schema, table_name, column_name, data_type, ordinal_position "

@@ -1,7 +1,7 @@
 """The dbt project through Dagster: every model and seed materialized, every dbt test an asset check result,
 the settings reaching dbt through the dbt resource (this process's environment untouched), and the dbt docs
 written under $WAREHOUSE_DIR/docs/dbt/ (generated again only when the project or the warehouse's columns
-changed)."""
+changed, from the build's manifest while the project is the one it built)."""
 
 import json
 import os
@@ -13,7 +13,7 @@ import dagster as dg
 import duckdb
 import pytest
 
-from pipelines.defs.dbt import dbt_assets_defs, dbt_project, dbt_resource, run_target_dir
+from pipelines.defs.dbt import BUILT_PROJECT, dbt_assets_defs, dbt_project, dbt_resource, run_target_dir
 from pipelines.defs.keys import DOCS_KEY
 from pipelines.defs.resources import resource_defs
 from pipelines.settings import Settings, load_settings
@@ -84,6 +84,10 @@ def test_dbt_assets_materialize_with_checks(warehouse: Settings, tmp_path: Path)
     # the catalog (dbt_project/macros/platform/catalog.sql) has every relation the project builds or reads,
     # each with trace.duckdb's columns
     manifest = json.loads((settings.docs_dir / "dbt" / "manifest.json").read_text())
+    # the docs' manifest is the build's, which compiled every node: dbt docs generate compiled nothing again
+    runs = run_target_dir(settings, dbt_project(settings, "duckdb"))
+    build_id = json.loads((runs / "run_results.json").read_text())["metadata"]["invocation_id"]
+    assert manifest["metadata"]["invocation_id"] == build_id
     relations = {
         uid
         for uid, node in manifest["nodes"].items()
@@ -109,7 +113,11 @@ def test_dbt_assets_materialize_with_checks(warehouse: Settings, tmp_path: Path)
     assert docs_again() is False and catalog.stat().st_mtime_ns == generated  # nothing changed: reused
     with writer(settings) as con:  # a new column in the warehouse: the catalog would differ
         con.execute("create view marts.docs_probe as select 1 as probe")
+    (runs / BUILT_PROJECT).write_text("another project")  # as if the project had changed since the build
     assert docs_again() is True and catalog.stat().st_mtime_ns != generated
+    compiled = json.loads((settings.docs_dir / "dbt" / "manifest.json").read_text())
+    assert compiled["metadata"]["invocation_id"] != build_id  # dbt compiled the project for the docs
+    assert all(n.get("compiled_code") for n in compiled["nodes"].values() if n["resource_type"] == "model")
 
     con = duckdb.connect(str(settings.duckdb_path), read_only=True)
     try:
