@@ -7,9 +7,11 @@ as a subprocess; the tests assert on the result with SQL. The rows, the loader a
 """
 
 import json
+import math
 import shutil
 from collections import Counter
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 
 import duckdb
@@ -419,9 +421,7 @@ def test_bare_dbt_build_creates_raw_and_quarantine_relations(built, tmp_path: Pa
 def test_hour_bins_equal_the_samples_counted_one_by_one(built) -> None:
     """The one scan of the samples (int_utilization_hour_bins) and what merges from it equal the fact counted
     sample by sample: utilization_hourly `except all` the hours aggregated from fct_node_metric is empty both
-    ways, and each metric's histogram equals numpy's binning of the fact's values on the seed's grid."""
-    import numpy as np
-
+    ways, and each metric's histogram equals the fact's values binned on the seed's grid by exact arithmetic."""
     _, con = built
     hourly = """
         select clusters.cluster_name, samples.metric, samples.metric_level, samples.unit,
@@ -450,30 +450,37 @@ def test_hour_bins_equal_the_samples_counted_one_by_one(built) -> None:
         for (cluster,) in rows(
             con, f"select distinct cluster_name from analysis.utilization_hourly where metric = '{metric}'"
         ):
-            values = np.array(
-                [v for (v,) in rows(con, f"""
-                    select samples.value * {scale} from marts.fct_node_metric as samples
-                    inner join marts.dim_cluster as clusters on samples.cluster_key = clusters.cluster_key
-                    where clusters.cluster_name = '{cluster}' and samples.metric = '{metric}'""")]
-            )  # fmt: skip
-            if kind == "log2":
-                position = np.where(
-                    values > 0, np.log(np.maximum(values, 1e-300) / low) / np.log(high / low) * bins, -1
-                )
-            else:
-                position = (values - low) / (high - low) * bins
-            index = np.where(
-                position < 0, -1, np.where(values > high, bins, np.minimum(np.floor(position), bins - 1))
-            )
-            expected = dict(zip(*np.unique(index.astype(int), return_counts=True), strict=True))
+            values = rows(con, f"""
+                select samples.value, count(*) from marts.fct_node_metric as samples
+                inner join marts.dim_cluster as clusters on samples.cluster_key = clusters.cluster_key
+                where clusters.cluster_name = '{cluster}' and samples.metric = '{metric}' group by all""")  # fmt: skip
+            expected = Counter()
+            for value, samples in values:
+                expected[_grid_bin(value, scale, kind, low, high, bins)] += samples
             counted = dict(
                 rows(con, f"""
                     select bin_index, sum(samples) from analysis.utilization_histogram
                     where cluster_name = '{cluster}' and metric = '{metric}' group by bin_index""")
             )  # fmt: skip
-            assert counted == {int(k): int(v) for k, v in expected.items()}, (cluster, metric)
+            assert counted == dict(expected), (cluster, metric)
             checked += 1
     assert checked >= 3
+
+
+def _grid_bin(value: float, scale: float, kind: str, low: float, high: float, bins: int) -> int:
+    """The bin of ``value`` (before ``scale``) on a grid of the seed utilization_grid, by exact arithmetic: the
+    value scaled as a fraction (no rounding) on a linear grid, its whole log2 where it is a power of two on a
+    log2 grid. -1 below the grid, ``bins`` above it."""
+    plotted = Fraction(value) * Fraction(scale)
+    if plotted > Fraction(high):
+        return bins
+    if kind == "log2":
+        if plotted <= 0:
+            return -1
+        position = math.log2(plotted / Fraction(low)) * bins / math.log2(high / low)
+    else:
+        position = (plotted - Fraction(low)) * bins / (Fraction(high) - Fraction(low))
+    return -1 if position < 0 else min(math.floor(position), bins - 1)
 
 
 def _rebuilt_copy(settings: Settings, tmp_path: Path, select: str) -> Settings:
