@@ -172,8 +172,26 @@ def per_key(sql: str, on: tuple[str, ...]) -> Lookup:
     return Lookup(_DistinctKeys(sql, on), on)
 
 
-# an expression, one built from the available columns, or a lookup
-DerivedSql = str | Callable[[frozenset[str]], str] | Lookup
+@dataclass(frozen=True)
+class FileValue:
+    """A derived column that is ``then`` on the rows whose ``column`` is one of ``values`` and null on the
+    others, for a column that a file holds one value of (a utilization file's ``metric``). When the frame
+    knows each Parquet file's value (the series the load counted), the test is on the file a row was read
+    from, which a scan gives as a constant per file, so no row's text is compared; otherwise it is ``sql``."""
+
+    column: str
+    values: tuple[str, ...]
+    then: str = "value"
+
+    @property
+    def sql(self) -> str:
+        """The test on each row's own ``column``."""
+        names = ", ".join(f"'{v}'" for v in self.values)
+        return f"case when {self.column} in ({names}) then {self.then} end"
+
+
+# an expression, one built from the available columns, a lookup, or a value of some files
+DerivedSql = str | Callable[[frozenset[str]], str] | Lookup | FileValue
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from expectations.rules import (
     LOOKUP_VALUE,
     PROVENANCE_COLUMNS,
     ROW_INDEX,
+    FileValue,
     Lookup,
     Rule,
     between,
@@ -109,9 +110,8 @@ def _off_grid(rows: str, lines: str | None = None) -> str:
 OFF_GRID = Lookup(_off_grid, ("_source_file", "_row_number", "series"), default="0", sparse=True)
 
 
-def _metric_value(metrics: Sequence[str]) -> str:
-    names = ", ".join(f"'{m}'" for m in metrics)
-    return f"case when metric in ({names}) then value end"
+def _metric_value(metrics: Sequence[str]) -> FileValue:
+    return FileValue("metric", tuple(metrics))
 
 
 def series_rules() -> tuple[Rule, ...]:

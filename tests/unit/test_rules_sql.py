@@ -250,6 +250,46 @@ def test_a_lookup_of_one_value_per_file_inlined_as_a_case_on_the_file_equals_its
     assert "when 'a.parquet' then" in sql or mixed  # a: pods, d: ip_dot1, b and c: the common ip_index
 
 
+@pytest.mark.parametrize("counts", ["one metric a file", "none", "a file of two metrics"])
+def test_a_value_of_some_metrics_tests_the_file_when_the_counts_name_each_files_metric(counts: str) -> None:
+    """``percent`` (a percentage metric's value, null on the others) is the same on every row whether it tests
+    each row's metric or its Parquet file: the file when the series the load counted give each file one metric,
+    the metric when there are no counts or a file has two."""
+    from expectations.acme.gpu_metrics import PERCENT_METRICS
+    from expectations.acme.utilization import percentage_rule
+    from pipelines.validate import frames
+
+    con = duckdb.connect()
+    mixed = "'GPU_UTIL'" if counts == "a file of two metrics" else "'POWER_USAGE'"
+    rows = f"""(select * from (values
+        ('a.parquet', 2, 'GPU_UTIL', 'x-0', 50.0), ('a.parquet', 3, 'GPU_UTIL', 'x-0', 101.0),
+        ('b.parquet', 2, 'POWER_USAGE', 'x-0', 300.0), ('b.parquet', 3, {mixed}, 'x-1', 250.0),
+        ('c.parquet', 2, 'SM_ACTIVE', 'x-0', 7.5)
+    ) as t(_lake_file, _row_number, metric, series, value))"""
+    series = (
+        f"(select _lake_file, metric, series, count(*) as cells from {rows} group by all)"
+        if counts != "none"
+        else None
+    )
+    keep, read = _session_tables(con)
+    derived = frames.derived_columns([percentage_rule(PERCENT_METRICS)], frozenset())
+    columns = ["_lake_file", "_row_number", "series"]
+    sql = frames.with_derived(columns, rows, derived, keep, "lookup", read, "_lake_file", series)
+    per_row = con.execute(f"select _lake_file, _row_number, series, {derived['percent'].sql} from {rows}")
+    expected = sorted(per_row.fetchall())
+    assert sorted(con.execute(sql).fetchall()) == expected
+    assert [r[3] for r in expected] == [
+        50,
+        101,
+        None,
+        250 if counts == "a file of two metrics" else None,
+        7.5,
+    ]
+    by_file = counts == "one metric a file"
+    assert ("_rows.\"_lake_file\" in ('a.parquet', 'c.parquet')" in sql) == by_file
+    assert ("metric in (" in sql) == (not by_file)
+
+
 def test_first_copies_equal_the_window_over_every_row() -> None:
     """``fb_pair``'s first copies (the window only on lines whose Time repeats, across files) are the rows the
     window over every row keeps."""
