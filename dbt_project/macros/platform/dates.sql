@@ -26,3 +26,20 @@
         timestampdiff({{ unit }}, {{ first_date }}, {{ second_date }})
     {%- endif -%}
 {%- endmacro %}
+
+
+{#- Whole hours since 1970-01-01 00:00:00 of a UTC timestamp (the hour_index of the utilization hours). -#}
+{% macro epoch_hour(expression) -%}
+    {{ return(adapter.dispatch('epoch_hour', 'trace_warehouse')(expression)) }}
+{%- endmacro %}
+
+
+{% macro default__epoch_hour(expression) -%}
+    cast(floor({{ epoch_seconds(expression) }} / 3600) as {{ dbt.type_bigint() }})
+{%- endmacro %}
+
+
+{#- DuckDB: from the timestamp's microseconds, without dbt.datediff's subtraction of two timestamps. -#}
+{% macro duckdb__epoch_hour(expression) -%}
+    cast(floor(epoch_us({{ expression }}) / 3600000000) as {{ dbt.type_bigint() }})
+{%- endmacro %}
