@@ -248,7 +248,8 @@ def dbt_docs_asset(
         }
         stamp = out / DOCS_FINGERPRINT
         with build.build_lock(settings, project.target or "duckdb"):
-            fingerprint = docs_fingerprint(settings, project)
+            digest = project_digest(project)
+            fingerprint = docs_fingerprint(settings, project, digest)
             current = all((out / name).is_file() for name in DOCS_FILES) and stamp.is_file()
             if fingerprint and current and stamp.read_text() == fingerprint:
                 context.log.info(skip_message("docs", DOCS_UNCHANGED))
@@ -256,7 +257,7 @@ def dbt_docs_asset(
             work = settings.warehouse_dir / ".tmp" / "dbt-docs"
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir(parents=True)
-            reuse = reuse_last_build(run_target_dir(settings, project), work, project)
+            reuse = reuse_last_build(run_target_dir(settings, project), work, digest)
             dbt.cli(["docs", "generate", "--static", *reuse], target_path=work).wait()
         out.mkdir(parents=True, exist_ok=True)
         stamp.unlink(missing_ok=True)
@@ -271,10 +272,10 @@ def dbt_docs_asset(
     return _dbt_docs
 
 
-def reuse_last_build(runs: Path, work: Path, project: DbtProject) -> list[str]:
+def reuse_last_build(runs: Path, work: Path, digest: str) -> list[str]:
     """Start the dbt target folder ``work`` from the last dbt invocation in ``runs``; returns the arguments of
     ``dbt docs generate`` that reuse it. Its parse is reused under that invocation's ``--vars`` alone. When it
-    was a build of the project as it stands now, and it compiled every node, its manifest is the docs' and
+    was a build of the project as it stands now (``digest``: its ``project_digest``), and it compiled every node, its manifest is the docs' and
     dbt only reads the catalog (``--no-compile``). Otherwise dbt compiles the project again. Either way the
     docs' compiled SQL is the SQL that the build ran."""
     parsed = runs / "partial_parse.msgpack"
@@ -285,14 +286,15 @@ def reuse_last_build(runs: Path, work: Path, project: DbtProject) -> list[str]:
     except (OSError, ValueError, KeyError):
         return []
     args = ["--vars", json.dumps(invoked)] if invoked else []
-    if _built_as_it_stands(runs, project):
+    if _built_as_it_stands(runs, digest):
         shutil.copyfile(runs / "manifest.json", work / "manifest.json")
         args.append("--no-compile")
     return args
 
 
-def _built_as_it_stands(runs: Path, project: DbtProject) -> bool:
-    """Whether ``runs/manifest.json`` is a build's of the project as it stands, with every node compiled."""
+def _built_as_it_stands(runs: Path, digest: str) -> bool:
+    """Whether ``runs/manifest.json`` is a build's of the project whose ``project_digest`` is ``digest``, with
+    every node compiled."""
     try:
         built = (runs / BUILT_PROJECT).read_text(encoding="utf-8")
         nodes = json.loads((runs / "manifest.json").read_text(encoding="utf-8"))["nodes"]
@@ -301,7 +303,7 @@ def _built_as_it_stands(runs: Path, project: DbtProject) -> bool:
     compiled = all(
         node.get("compiled_code") is not None for node in nodes.values() if node["resource_type"] != "seed"
     )
-    return compiled and built == project_digest(project)
+    return compiled and built == digest
 
 
 def project_digest(project: DbtProject) -> str:
@@ -315,20 +317,21 @@ def project_digest(project: DbtProject) -> str:
     return digest.hexdigest()
 
 
-def docs_fingerprint(settings: Settings, project: DbtProject) -> str | None:
+def docs_fingerprint(settings: Settings, project: DbtProject, digest: str) -> str | None:
     """What ``dbt docs generate`` reads, hashed: the project's files, dbt's version, and every column of
     ``trace.duckdb`` (the catalog); None on Spark, whose catalog is not read here (its docs are always
-    generated). New rows alone leave it as it was, so a refresh that only added data reuses the docs."""
+    generated); ``digest`` is the project's ``project_digest``. New rows alone leave it as it was, so a refresh
+    that only added data reuses the docs."""
     if (project.target or "duckdb") != "duckdb" or not settings.duckdb_path.is_file():
         return None
-    digest = hashlib.sha256(project_digest(project).encode())
+    hashed = hashlib.sha256(digest.encode())
     with writer(settings) as con:
         columns = con.execute(
             "select table_schema, table_name, column_name, data_type, ordinal_position "
             "from information_schema.columns order by all"
         ).fetchall()
-    digest.update(repr(columns).encode())
-    return digest.hexdigest()
+    hashed.update(repr(columns).encode())
+    return hashed.hexdigest()
 
 
 def dbt_assets_defs(settings: Settings, engine: str | None = None) -> list[dg.AssetsDefinition]:
