@@ -12,9 +12,12 @@ from tests.support.reliability_tally import Tally
 REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sample" / "real"
 # Session fixtures that build a warehouse once: every module using one runs on the same xdist worker.
 SHARED_BUILDS = ("built_sample", "fixture_warehouse")
-# Groups that take minutes and would be collected late: queued first, so that the two workers end together
-# rather than one finishing them alone at the end (xdist hands out groups in collection order).
-LONG_GROUPS_FIRST = ("spark",)
+# The Spark modules' group: one JVM's worth of memory and ports at a time.
+SPARK_GROUP = "spark"
+# Groups that take minutes and would be collected late: collected first, so that the workers end together
+# rather than one finishing them alone at the end. xdist queues the groups by their number of tests, most
+# first, in collection order among equals.
+LONG_GROUPS_FIRST = (SPARK_GROUP,)
 
 
 @pytest.hookimpl(wrapper=True)  # marks before every other implementation runs: xdist's reads them
@@ -30,7 +33,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = item.nodeid.split("::", 1)[0]
         fixtures = set(getattr(item, "fixturenames", ()))
         shared = (
-            "spark"
+            SPARK_GROUP
             if item.get_closest_marker("spark")
             else next((name for name in SHARED_BUILDS if name in fixtures), None)
         )

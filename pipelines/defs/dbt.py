@@ -148,14 +148,11 @@ def target_dir(project: DbtProject) -> Path:
 
 
 def run_target_dir(settings: Settings, project: DbtProject) -> Path:
-    """Where this warehouse's dbt invocations write (``run_results.json``, compiled SQL): under the warehouse
-    (``Settings.dbt_runs_dir``), started from the checkout's partial parse so the first build does not parse
-    the project again."""
+    """Where this warehouse's dbt invocations write (``run_results.json``, compiled SQL, partial parse): under
+    the warehouse (``Settings.dbt_runs_dir``). It does not start from the checkout's partial parse: dbt would
+    not reuse it, as its profile names another DuckDB file and a build's ``--vars`` name its partitions."""
     path = settings.dbt_runs_dir / Path(project.target_path).name
     path.mkdir(parents=True, exist_ok=True)
-    parsed = target_dir(project) / "partial_parse.msgpack"
-    if parsed.exists() and not (path / parsed.name).exists():
-        shutil.copyfile(parsed, path / parsed.name)
     return path
 
 
@@ -275,9 +272,9 @@ def dbt_docs_asset(
 def reuse_last_build(runs: Path, work: Path, digest: str) -> list[str]:
     """Start the dbt target folder ``work`` from the last dbt invocation in ``runs``; returns the arguments of
     ``dbt docs generate`` that reuse it. Its parse is reused under that invocation's ``--vars`` alone. When it
-    was a build of the project as it stands now (``digest``: its ``project_digest``), and it compiled every node, its manifest is the docs' and
-    dbt only reads the catalog (``--no-compile``). Otherwise dbt compiles the project again. Either way the
-    docs' compiled SQL is the SQL that the build ran."""
+    was a build of the project as it stands now (``digest``: its ``project_digest``) and it compiled every
+    node, its manifest is the docs' and dbt only reads the catalog (``--no-compile``). Otherwise dbt compiles
+    the project again. Either way the docs' compiled SQL is the SQL that the build ran."""
     parsed = runs / "partial_parse.msgpack"
     if parsed.exists():
         shutil.copyfile(parsed, work / parsed.name)
