@@ -26,10 +26,10 @@ PARTIAL_PARSE = "partial_parse.msgpack"
 def run(ctx: StageContext) -> StageOutput:
     from pipelines.lake.pending import partition_models
     from pipelines.warehouse.dbt_build import (
+        BUILD_COMMAND,
         DBT_PROJECT_DIR,
         after_build,
         consume_partitions,
-        dbt_build_args,
         dbt_executable,
         dbt_target,
         lineage_select,
@@ -61,8 +61,8 @@ def run(ctx: StageContext) -> StageOutput:
     models_only = ["build", "--select", *select, "--resource-type", "model", "seed"]
     changed = sorted(fam for fam, waiting_keys in waiting.items() if waiting_keys)
     lineage = lineage_select(changed) if keys is not None and changed else []
-    command = models_only if select else dbt_build_args(keys) + lineage
-    proc = run_dbt(settings, command, engine=engine, target_dir=target, capture=True)
+    command = models_only if select else [*BUILD_COMMAND, *lineage]
+    proc = run_dbt(settings, command, engine=engine, target_dir=target, capture=True, partition_keys=keys)
     if proc.returncode == 0 and not select:
         consume_partitions(settings, waiting, partition_models())
     if proc.returncode in (0, 1):  # as the asset does: views of a Spark build, the reader snapshot

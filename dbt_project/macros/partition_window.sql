@@ -1,10 +1,17 @@
 {#-
-  var partition_keys: a list of lake partition keys (e.g. ["0001", "0002"], or one key as a string). Set,
-  an incremental model reads and replaces only those partitions; unset (the default), or on
-  --full-refresh, everything is (re)built. Keys are text, as `_partition` is on every engine.
+  The lake partition keys a build replaces: var partition_keys, a list of keys (e.g. ["0001", "0002"], or one
+  key as a string), else the environment variable TRACE_PARTITION_KEYS, the same list as JSON (what the
+  Dagster asset passes). Set, an incremental model reads and replaces only those partitions; unset (the
+  default), or on --full-refresh, everything is (re)built. Keys are text, as `_partition` is on every engine.
+  The environment variable is read when dbt executes, never while it parses: a var is part of dbt's parse
+  state (a new value parses the whole project again), an environment variable that no file reads while
+  parsing is not, so a build of other partitions reuses the last parse.
 -#}
 {% macro partition_keys() -%}
     {%- set keys = var('partition_keys', none) -%}
+    {%- if keys is none and execute -%}
+        {%- set keys = fromjson(env_var('TRACE_PARTITION_KEYS', '') or 'null') -%}
+    {%- endif -%}
     {%- if keys is none or keys == '' or (keys is iterable and keys is not string and keys | length == 0) -%}
         {{ return(none) }}
     {%- elif keys is string -%}

@@ -24,7 +24,7 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cached_property
@@ -127,8 +127,11 @@ class SettingsDbtCliResource(InstalledDbtCliResource):
         default_factory=dict, description="the settings' variables dbt's profile and models read"
     )
 
-    def cli(self, args: Sequence[str], **kwargs) -> DbtCliInvocation:  # type: ignore[override]
-        with _dbt_variables(self.variables):
+    def cli(  # type: ignore[override]
+        self, args: Sequence[str], *, partition_keys: Iterable[str] | None = None, **kwargs
+    ) -> DbtCliInvocation:
+        """``dbt <args>``; ``partition_keys``: the partitions a build replaces (None: every one)."""
+        with _dbt_variables({**self.variables, **build.partition_keys_environment(partition_keys)}):
             return super().cli(args, **kwargs)
 
 
@@ -202,7 +205,7 @@ def dbt_models_assets(settings: Settings, engine: str | None = None) -> dg.Asset
             stamp = runs / BUILT_PROJECT
             stamp.unlink(missing_ok=True)
             parsed = project_digest(project)
-            invocation = dbt.cli(build.dbt_build_args(keys), context=context, target_path=runs)
+            invocation = dbt.cli(build.BUILD_COMMAND, partition_keys=keys, context=context, target_path=runs)
             try:
                 yield from invocation.stream()
                 built = {key.path[-1] for key in context.selected_asset_keys}
@@ -271,22 +274,17 @@ def dbt_docs_asset(
 
 def reuse_last_build(runs: Path, work: Path, digest: str) -> list[str]:
     """Start the dbt target folder ``work`` from the last dbt invocation in ``runs``; returns the arguments of
-    ``dbt docs generate`` that reuse it. Its parse is reused under that invocation's ``--vars`` alone. When it
-    was a build of the project as it stands now (``digest``: its ``project_digest``) and it compiled every
-    node, its manifest is the docs' and dbt only reads the catalog (``--no-compile``). Otherwise dbt compiles
-    the project again. Either way the docs' compiled SQL is the SQL that the build ran."""
+    ``dbt docs generate`` that reuse it. Its parse is reused (a build's partitions are no part of it). When
+    it was a build of the project as it stands now (``digest``: its ``project_digest``) and it compiled every
+    node, its manifest is the docs' and dbt only reads the catalog (``--no-compile``): the docs' compiled SQL
+    is the SQL that the build ran. Otherwise dbt compiles the project again, as a full build."""
     parsed = runs / "partial_parse.msgpack"
     if parsed.exists():
         shutil.copyfile(parsed, work / parsed.name)
-    try:
-        invoked = json.loads((runs / "run_results.json").read_text(encoding="utf-8"))["args"].get("vars")
-    except (OSError, ValueError, KeyError):
+    if not _built_as_it_stands(runs, digest):
         return []
-    args = ["--vars", json.dumps(invoked)] if invoked else []
-    if _built_as_it_stands(runs, digest):
-        shutil.copyfile(runs / "manifest.json", work / "manifest.json")
-        args.append("--no-compile")
-    return args
+    shutil.copyfile(runs / "manifest.json", work / "manifest.json")
+    return ["--no-compile"]
 
 
 def _built_as_it_stands(runs: Path, digest: str) -> bool:

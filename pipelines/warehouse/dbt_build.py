@@ -4,9 +4,11 @@ Plain Python, no Dagster: the dbt assets (``pipelines/defs/dbt.py``), ``python -
 pipelines.warehouse.dbt_build`` (the manifest step of ``make install``) and the benchmarks all use it.
 
 Incremental refresh: the raw partitions that changed since the last build (``pipelines/lake/pending.py``)
-go to dbt as var ``partition_keys``, so the incremental facts replace only those partitions (every other
-model is rebuilt whole); after a successful build the keys of every family whose facts were built are
-consumed. ``[NO_PARTITIONS]`` replaces nothing; no var at all rebuilds everything.
+go to dbt in the environment variable ``PARTITION_KEYS_VARIABLE`` (what var ``partition_keys`` gives by hand;
+the variable leaves dbt's last parse in use, a new var value does not), so the incremental facts replace only
+those partitions (every other model is rebuilt whole); after a successful build the keys of every family
+whose facts were built are consumed. ``[NO_PARTITIONS]`` replaces nothing; no keys at all rebuilds
+everything.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ SPARK_THRIFT_TARGET = "spark_thrift"
 # mean "no window", i.e. rebuild everything).
 NO_PARTITIONS = "__none__"
 
+# The partitions a build replaces, as a JSON list (macros/partition_window.sql reads it when dbt executes).
+PARTITION_KEYS_VARIABLE = "TRACE_PARTITION_KEYS"
+
 # dbt's unit tests check the SQL against fixed inputs: they belong to development and CI (`make test` runs
 # them with `dbt test --select test_type:unit`), not to every build of the data (dbt's own advice; they
 # were 2.4 s of a 5.7 s build on the tiny input).
@@ -67,13 +72,11 @@ def dbt_executable() -> str:
     return str(local) if local.exists() else "dbt"
 
 
-def dbt_build_args(partition_keys: Iterable[str] | None = None) -> list[str]:
-    """``dbt build`` arguments: with ``partition_keys`` the incremental facts replace only those partitions
-    (none of them for ``[NO_PARTITIONS]``); without, everything is rebuilt. Unit tests are left out."""
-    args = list(BUILD_COMMAND)
-    if partition_keys is not None:
-        args += ["--vars", json.dumps({"partition_keys": sorted(set(partition_keys)) or [NO_PARTITIONS]})]
-    return args
+def partition_keys_environment(partition_keys: Iterable[str] | None = None) -> dict[str, str]:
+    """dbt's environment for a build that replaces only ``partition_keys`` (none of them for an empty list);
+    with None the variable is empty, and everything is rebuilt (whatever the caller's environment held)."""
+    keys = None if partition_keys is None else sorted(set(partition_keys)) or [NO_PARTITIONS]
+    return {PARTITION_KEYS_VARIABLE: "" if keys is None else json.dumps(keys)}
 
 
 def pending_partitions(settings: Settings) -> dict[str, set[str]]:
@@ -123,8 +126,10 @@ def run_dbt(
     engine: str | None = None,
     target_dir: Path | None = None,
     capture: bool = False,
+    partition_keys: Iterable[str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``dbt <args>`` in the dbt project for ``engine``, with the settings in its environment."""
+    """``dbt <args>`` in the dbt project for ``engine``, with the settings in its environment (and
+    ``partition_keys``: the partitions a build replaces, :func:`partition_keys_environment`)."""
     engine = engine or settings.engine
     argv = [
         dbt_executable(),
@@ -137,7 +142,12 @@ def run_dbt(
     argv += ["--target", dbt_target(settings, engine)]
     out = str(target_dir or DBT_PROJECT_DIR / target_path(engine))
     argv += ["--target-path", out, "--log-path", out]
-    env = child_environment(settings, TRACE_ENGINE=engine, DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    env = child_environment(
+        settings,
+        TRACE_ENGINE=engine,
+        DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+        **partition_keys_environment(partition_keys),
+    )
     return subprocess.run(argv, cwd=DBT_PROJECT_DIR, env=env, capture_output=capture, text=True, check=False)
 
 

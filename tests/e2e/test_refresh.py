@@ -68,6 +68,15 @@ def mirror_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
     return mirror, wh, env
 
 
+def _parse_events(runs: Path) -> set[str]:
+    """The names of the partial-parse events of dbt's last invocation in ``runs`` (dbt.log and the files dbt
+    rotated it into, JSON lines)."""
+    invocation = json.loads((runs / "run_results.json").read_text())["metadata"]["invocation_id"]
+    lines = [line for log in sorted(runs.glob("dbt.log*")) for line in log.read_text().splitlines()]
+    events = (json.loads(line)["info"] for line in lines if line.startswith("{"))
+    return {e["name"] for e in events if e["invocation_id"] == invocation and "PartialPars" in e["name"]}
+
+
 def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     mirror, wh, env = mirror_env
     built = run_cli("run", env=env)
@@ -157,6 +166,9 @@ def test_sensor_refreshes_only_changed_partitions(mirror_env) -> None:
     lineage = _dbt_lineage(manifest, families)
     assert built and built <= lineage, sorted(built - lineage)[:10]
     assert not any(".fct_node_metric" in node for node in built)
+    # … on the parse of the build before: the partitions reach dbt in no part of its parse state.
+    parse = _parse_events(run_results.parent)
+    assert "PartialParsingEnabled" in parse and "UnableToPartialParse" not in parse, parse
     # Reported once: the sensor's next tick reports nothing, and the automation requests nothing more.
     again = upstream_change_sensor(sensor_context(result.cursor))
     assert not again.asset_events

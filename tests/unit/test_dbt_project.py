@@ -26,9 +26,10 @@ from pipelines.warehouse import profiles
 from pipelines.warehouse.dbt_build import (
     BUILD_COMMAND,
     DBT_PROJECT_DIR,
-    dbt_build_args,
+    PARTITION_KEYS_VARIABLE,
     dbt_executable,
     dbt_target,
+    partition_keys_environment,
 )
 
 MODELS = DBT_PROJECT_DIR / "models"
@@ -315,15 +316,13 @@ def test_thrift_sends_the_same_runtime_settings_and_no_static_ones() -> None:
 STATIC_SQL_CONFS = {"spark.sql.warehouse.dir", "spark.sql.shuffle.partitions"}
 
 
-def test_build_args_carry_the_partition_window() -> None:
-    assert dbt_build_args() == BUILD_COMMAND
-    assert dbt_build_args(["0002", "0001", "0002"]) == [
-        *BUILD_COMMAND,
-        "--vars",
-        '{"partition_keys": ["0001", "0002"]}',
-    ]
+def test_the_build_environment_carries_the_partition_window() -> None:
+    assert partition_keys_environment() == {PARTITION_KEYS_VARIABLE: ""}  # every partition
+    assert partition_keys_environment(["0002", "0001", "0002"]) == {
+        PARTITION_KEYS_VARIABLE: '["0001", "0002"]'
+    }
     # nothing changed: replace no partition (an empty list would mean "rebuild everything")
-    assert dbt_build_args([]) == [*BUILD_COMMAND, "--vars", '{"partition_keys": ["__none__"]}']
+    assert partition_keys_environment([]) == {PARTITION_KEYS_VARIABLE: '["__none__"]'}
     assert BUILD_COMMAND[:3] == ["build", "--exclude-resource-type", "unit_test"]
 
 
