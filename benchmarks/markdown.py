@@ -307,6 +307,12 @@ def _cookbook(stage: dict[str, Any]) -> list[str]:
     ]
 
 
+def _appended_share(whole_set: dict[str, Any]) -> float | None:
+    """The lines the whole set's refresh appended ÷ the utilization lines the whole graph read."""
+    appended, lines = (whole_set.get("refresh") or {}).get("appended_rows"), whole_set.get("utilization_rows")
+    return appended / lines if appended and lines else None
+
+
 def _whole_set(doc: dict[str, Any]) -> list[str]:
     w = doc.get("whole_set") or {}
     if not w:
@@ -346,6 +352,10 @@ def _whole_set(doc: dict[str, Any]) -> list[str]:
         f"- disk beside the mirror (real bytes, a hard link to the mirror counted once): {disk_line}",
         f"- refresh ÷ whole graph (work): **{_num(ratios['whole_set_refresh_over_graph']['value'], 3)}**; "
         f"re-run with nothing changed: {_num((stages.get('whole_set_rerun') or {}).get('work_s'))} s of work",
+        f"- the refresh's work per appended line ÷ the whole graph's per line: "
+        f"**{_num((ratios.get('whole_set_refresh_per_line') or {}).get('value'), 2)}**; the appended lines are "
+        f"{_num(_appended_share(w), 2)}× the lines the whole graph read, which is refresh ÷ whole graph when a "
+        "refresh's line costs what the graph's does",
         "",
         *_whole_set_layers(graph.get("detail") or {}),
         *_cookbook(stages.get("whole_set_cookbook") or {}),

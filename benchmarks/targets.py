@@ -219,6 +219,10 @@ def whole_set_ratios(stages: Mapping[str, StageSummary], whole_set: Mapping[str,
     work = _attr(stages, "whole_set_graph", "work_s")
     minutes = UPSTREAM_UTILIZATION_BYTES * work / csv_bytes / 60 if work and csv_bytes else None
     disk = (whole_set.get("disk") or {}).get("total_bytes")
+    appended, lines = (whole_set.get("refresh") or {}).get("appended_rows"), whole_set.get("utilization_rows")
+    refresh = _attr(stages, "whole_set_refresh", "work_s")
+    per_new_line = refresh / appended if refresh and appended else None
+    per_line = work / lines if work and lines else None
     worst, query = _cookbook_worst(stages)
     return {
         "whole_set_over_pyarrow": _time_ratio(
@@ -240,6 +244,13 @@ def whole_set_ratios(stages: Mapping[str, StageSummary], whole_set: Mapping[str,
         "whole_set_refresh_over_graph": _time_ratio(
             stages, "whole_set_refresh", "whole_set_graph", "work_s",
             "one new day in every utilization file: the run after it ÷ the whole graph, work",
+        ),
+        "whole_set_refresh_per_line": Ratio(
+            _ratio(per_new_line, per_line),
+            "whole_set_refresh.work_s ÷ the lines appended",
+            "whole_set_graph.work_s ÷ the mirror's utilization lines",
+            "one new day in every utilization file: the refresh's work per appended line ÷ the whole graph's per "
+            "line (1: a refresh costs what its new lines would cost in the whole graph)",
         ),
         "cookbook_worst_over_lake": Ratio(
             worst,
