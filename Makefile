@@ -82,7 +82,7 @@ dev: install system-deps
 	$(UV) run --frozen trace-warehouse dev $(if $(PORT),--port $(PORT))
 
 test: install system-deps
-	$(UV) run --frozen pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(UV) run --frozen pytest -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 # sqlfluff's dbt templater compiles the models for the duckdb target. It reads the .sqlfluff of the directory
 # it runs in (dbt_project/), and the profile opens $WAREHOUSE_DIR/trace.duckdb: an empty temporary one.

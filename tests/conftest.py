@@ -14,10 +14,25 @@ REAL_DIR = Path(__file__).resolve().parent.parent / "pipelines" / "sample" / "re
 SHARED_BUILDS = ("built_sample", "fixture_warehouse")
 # The Spark modules' group: one JVM's worth of memory and ports at a time.
 SPARK_GROUP = "spark"
-# Groups that take minutes and would be collected late: collected first, so that the workers end together
-# rather than one finishing them alone at the end. xdist queues the groups by their number of tests, most
-# first, in collection order among equals.
-LONG_GROUPS_FIRST = (SPARK_GROUP,)
+# The groups that take a minute or more, longest first (seconds of one `make test`, from `--durations`): queued
+# in this order before every other group, so the two workers end together rather than one running a long group
+# alone at the end. `make test` keeps the order (`--no-loadscope-reorder`: xdist would otherwise queue the
+# groups by their number of tests); the other groups follow in collection order, short ones last.
+LONG_GROUPS_FIRST = (
+    SPARK_GROUP,
+    "fixture_warehouse",
+    "tests/e2e/test_refresh.py",
+    "tests/integration/test_benchmark_smoke.py",
+    "tests/integration/test_dbt_incremental.py",
+    "built_sample",
+    "tests/browser/test_file_partitions_ui.py",
+    "tests/browser/test_automation_ui.py",
+    "tests/e2e/test_concurrency.py",
+    "tests/e2e/test_cli_sources.py",
+    "tests/integration/test_dbt_dagster.py",
+    "tests/integration/test_load_faults.py",
+    "tests/browser/test_dagster_ui.py",
+)
 
 
 @pytest.hookimpl(wrapper=True)  # marks before every other implementation runs: xdist's reads them
@@ -25,7 +40,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Groups for ``pytest -n 2 --dist loadgroup`` (``make test``): a module's tests stay together (its
     module-scoped fixtures are built once), the modules sharing a session-built warehouse share a worker, and
     the Spark modules share one (one JVM's worth of memory and ports at a time). Without xdist
-    (``-p no:xdist``) there is nothing to group. The groups of ``LONG_GROUPS_FIRST`` go to the front."""
+    (``-p no:xdist``) there is nothing to group. The groups of ``LONG_GROUPS_FIRST`` go to the front, in its
+    order."""
     if not config.pluginmanager.hasplugin("xdist"):
         return (yield)
     group: dict[str, str] = {}
@@ -43,7 +59,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             group.setdefault(module, module)
     for item in items:
         item.add_marker(pytest.mark.xdist_group(group[item.nodeid.split("::", 1)[0]]))
-    items.sort(key=lambda item: group[item.nodeid.split("::", 1)[0]] not in LONG_GROUPS_FIRST)  # stable
+    rank = {name: position for position, name in enumerate(LONG_GROUPS_FIRST)}
+    items.sort(key=lambda item: rank.get(group[item.nodeid.split("::", 1)[0]], len(rank)))  # stable
     return (yield)
 
 
