@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -102,6 +103,11 @@ def _origin_sql(origin: str, real_lines: Sequence[Sequence[int]]) -> str:
         return q.lit(origin)
     ranges = " or ".join(f"_row_number between {int(a)} and {int(b)}" for a, b in real_lines)
     return f"case when {ranges} then 'real' else 'synthetic' end" if ranges else "'synthetic'"
+
+
+# The exact path's DuckDB sizes its memory for the whole machine: one exact parse at a time, however many
+# files a family loads at once (pipelines/lake/family_load.py).
+_EXACT_PARSE = threading.Lock()
 
 
 def _scalar(con: duckdb.DuckDBPyConnection, sql: str) -> int:
@@ -229,6 +235,17 @@ def _parse(
         fast = _parse_wide_fast(settings, src, read_path, staging, loaded_at, header, offset, kept_rejects)
         if fast is not None:
             return fast
+    with _EXACT_PARSE:
+        return _parse_exact(settings, src, read_path, staging, loaded_at, header, offset, kept_rejects)
+
+
+def _parse_exact(
+    settings: Settings, src: SourceFile, read_path: Path, staging: Path, loaded_at: str, header: list[str],
+    offset: int, kept_rejects: Path | None,
+) -> _Parsed:  # fmt: skip
+    """:func:`_parse` on the exact path: every line split in SQL, each bad one a reject with its reason."""
+    fam = family(src.upstream.family)
+    schema = fam.schema
     copy = settings.warehouse_dir / ".tmp" / f"{fam.key}-{src.upstream.stem}-lines-{os.getpid()}.csv"
     con = _connect(settings)
     try:

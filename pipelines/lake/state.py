@@ -15,6 +15,7 @@ from __future__ import annotations
 import glob
 import json
 import shutil
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from pipelines.lake.relation import PARTITION_COLUMN, PARTITION_DIR_PREFIX, iden
 from pipelines.settings import Settings
 
 PART_SEPARATOR = "~"  # <stem>~<n>.parquet: the n-th appended part of a partition
+# One swap at a time in this process: files of a family load side by side (family_load.py) and share partition
+# folders, which a swap creates and, once empty, removes; another swap's move into a folder being removed fails.
+_SWAP = threading.Lock()
 
 
 @dataclass
@@ -207,6 +211,16 @@ def publish(
     ``<stem>~<n>.parquet``, an appended part, joins the partition's files; any other name is the whole
     partition and replaces them. A wide file's cell counts (``cells.py``) go and stay with their data file.
     """
+    with _SWAP:
+        result = _swap(settings, family, stem, staging, new, old)
+    shutil.rmtree(staging, ignore_errors=True)
+    return result
+
+
+def _swap(
+    settings: Settings, family: str, stem: str, staging: Path, new: dict[str, str], old: dict[str, str]
+) -> SwapResult:
+    """:func:`publish`'s moves and removals."""
     result = SwapResult([], [], [])
     for key, digest in sorted(new.items()):
         target_dir = partition_dir(settings, family, key)
@@ -228,7 +242,6 @@ def publish(
     for key in sorted(set(old) - set(new)):
         _remove_files(settings, family, key, stem, parts_only=False)
         result.removed.append(key)
-    shutil.rmtree(staging, ignore_errors=True)
     return result
 
 
