@@ -30,6 +30,17 @@ def _lake(family: str) -> str:
 
 GPU = _lake("acme__gpu_metrics")
 
+# Idle GPU-hours per cluster and day without reading a sample: the hourly counts the build merged from its
+# one scan of the samples. It answers what the cookbook's idle_gpu_hours asks of fct_node_metric.
+IDLE_GPU_HOURS_FROM_HOURS = f"""
+select cluster_name, cast(to_timestamp(hour_index * 3600) at time zone 'UTC' as date) as day,
+       sum(zero_samples) * {SAMPLE_SECONDS} / 3600.0 as idle_gpu_hours
+from analysis.utilization_hourly
+where metric = 'GPU_UTIL'
+group by all
+order by all
+"""
+
 QUERIES = (
     CookbookQuery(
         "gpu_util_per_node_day",

@@ -114,7 +114,13 @@ def sample_queries_page() -> str:
         "on the whole-set warehouse (see [Performance](performance.md)). The lake side neither drops repeated "
         "samples nor resolves node keys, so its answers can differ slightly. A filter on `metric`, the cluster "
         "or the sample time reaches the Parquet scan: files and row groups of other metrics and days are not "
-        "read.\n"
+        "read.\n\n"
+        "A count, sum, mean or maximum per cluster, metric and hour (or day) needs no sample: "
+        "`analysis.utilization_hourly` holds each hour's samples, those at zero, their sum, mean and maximum, "
+        "merged from the one scan of the samples the build makes (the test suite checks it against "
+        "`fct_node_metric`, sample by sample). Idle GPU-hours per cluster and day from it reads a few thousand "
+        "rows instead of every sample:\n\n"
+        f"```sql\n{module.IDLE_GPU_HOURS_FROM_HOURS.strip()}\n```\n"
     ]
     for query in module.QUERIES:
         parts.append(

@@ -18,6 +18,7 @@ import duckdb
 import numpy as np
 import pytest
 
+from benchmarks.cookbook_queries import IDLE_GPU_HOURS_FROM_HOURS, QUERIES
 from pipelines.settings import Settings
 from tests.conftest import REAL_DIR
 from tests.support.dbt_runs import BURST_3, Warehouse, metric_file, run_dbt
@@ -465,6 +466,18 @@ def test_hour_bins_equal_the_samples_counted_one_by_one(built) -> None:
             assert counted == dict(expected), (cluster, metric)
             checked += 1
     assert checked >= 3
+
+
+def test_idle_gpu_hours_from_the_hours_equal_the_cookbooks_answer_from_the_samples(built) -> None:
+    """The docs answer idle GPU-hours per cluster and day from utilization_hourly; the cookbook asks
+    fct_node_metric, sample by sample. Both give the same rows."""
+    _, con = built
+    from_samples = rows(con, next(q.warehouse for q in QUERIES if q.key == "idle_gpu_hours"))
+    from_hours = rows(con, IDLE_GPU_HOURS_FROM_HOURS)
+    assert from_samples, "the build holds GPU_UTIL samples"
+    assert [(c, d, round(h, 9)) for c, d, h in from_hours] == [
+        (c, d, round(h, 9)) for c, d, h in from_samples
+    ]
 
 
 def _grid_bin(value: float, scale: float, kind: str, low: float, high: float, bins: int) -> int:
