@@ -6,7 +6,8 @@ written by hand against the raw lake's Parquet files.
 ``$WAREHOUSE_DIR/lake/raw/<family>/_partition=*/*.parquet`` directly — long format: ``time`` (UTC),
 ``cluster``, ``metric``, ``series`` (``<node IP>-<GPU>`` for DCGM metrics), ``value`` — with ``{lake}`` standing
 for ``$WAREHOUSE_DIR/lake/raw``. The lake side neither drops repeated samples nor resolves keys, so its answers
-can differ slightly; the pair is timed, not compared.
+can differ slightly; the pair is timed, not compared. ``IDLE_GPU_HOURS_FROM_HOURS`` answers one of them from
+the hourly mart instead of the samples (shown in the docs, not timed).
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ def _lake(family: str) -> str:
 
 GPU = _lake("acme__gpu_metrics")
 
-# Idle GPU-hours per cluster and day without reading a sample: the hourly counts the build merged from its
-# one scan of the samples. It answers what the cookbook's idle_gpu_hours asks of fct_node_metric.
+# Idle GPU-hours per cluster and day from the hourly counts the build merged from its one scan of the samples:
+# the answer of idle_gpu_hours without reading a sample.
 IDLE_GPU_HOURS_FROM_HOURS = f"""
 select cluster_name, cast(to_timestamp(hour_index * 3600) at time zone 'UTC' as date) as day,
        sum(zero_samples) * {SAMPLE_SECONDS} / 3600.0 as idle_gpu_hours

@@ -472,12 +472,13 @@ def test_idle_gpu_hours_from_the_hours_equal_the_cookbooks_answer_from_the_sampl
     """The docs answer idle GPU-hours per cluster and day from utilization_hourly; the cookbook asks
     fct_node_metric, sample by sample. Both give the same rows."""
     _, con = built
-    from_samples = rows(con, next(q.warehouse for q in QUERIES if q.key == "idle_gpu_hours"))
-    from_hours = rows(con, IDLE_GPU_HOURS_FROM_HOURS)
+
+    def idle_hours(sql: str) -> list[tuple]:
+        return [(cluster, day, round(hours, 9)) for cluster, day, hours in rows(con, sql)]
+
+    from_samples = idle_hours(next(q.warehouse for q in QUERIES if q.key == "idle_gpu_hours"))
     assert from_samples, "the build holds GPU_UTIL samples"
-    assert [(c, d, round(h, 9)) for c, d, h in from_hours] == [
-        (c, d, round(h, 9)) for c, d, h in from_samples
-    ]
+    assert idle_hours(IDLE_GPU_HOURS_FROM_HOURS) == from_samples
 
 
 def _grid_bin(value: float, scale: float, kind: str, low: float, high: float, bins: int) -> int:
