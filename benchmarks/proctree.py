@@ -9,8 +9,10 @@ single process (``ru_maxrss`` from ``wait4``) is reported beside it; the tree pe
 A child's ``ru_maxrss`` starts at the peak of the process it was forked from: Linux counts the image the child
 ran before ``exec``, which is this process's (a copy, or with vfork this very memory). Once the benchmark
 itself has held 2.4 GB (the calibration's queries run in it), every stage after would report at least that.
-So ``ru_maxrss`` counts only when it exceeds this process's own peak at the spawn; otherwise the sampled tree
-peak stands alone.
+So ``ru_maxrss`` counts only when it exceeds this process's own peak read just after the spawn (which
+allocates before it forks: the environment and arguments encoded for exec) by more than
+``INHERITED_SLACK_KIB`` (the kernel's resident counts are approximate); otherwise the sampled tree peak stands
+alone.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from pathlib import Path
 
 PROC = Path("/proc")
 DEFAULT_INTERVAL_S = 0.05
+INHERITED_SLACK_KIB = (
+    64 * 1024
+)  # a child's ru_maxrss within this of the spawner's peak is the inherited image
 
 
 @dataclass(frozen=True)
@@ -131,11 +136,11 @@ def measure(
     peak = samples = 0
     timed_out = False
     with open(log_path, "wb") as log:
-        inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB, a floor of the child's
         spawned_at = time.monotonic()
         proc = subprocess.Popen(
             list(argv), env=dict(env), cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
+        inherited = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB, a floor of the child's
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid == proc.pid:
@@ -154,7 +159,7 @@ def measure(
         spawned_at=spawned_at,
         exited_at=exited_at,
         peak_tree_rss=peak,
-        max_process_rss=usage.ru_maxrss * 1024 if usage.ru_maxrss > inherited else 0,
+        max_process_rss=usage.ru_maxrss * 1024 if usage.ru_maxrss > inherited + INHERITED_SLACK_KIB else 0,
         samples=samples,
         cpu_s=usage.ru_utime + usage.ru_stime,
         timed_out=timed_out,

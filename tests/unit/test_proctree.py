@@ -12,10 +12,10 @@ from benchmarks.proctree import measure
 MB = 1 << 20
 
 
-def _run(code: str, tmp_path: Path) -> tuple[int, int]:
+def _run(code: str, tmp_path: Path, env: dict[str, str] | None = None) -> tuple[int, int]:
     run = measure(
         [sys.executable, "-c", code],
-        env=dict(os.environ),
+        env=env or dict(os.environ),
         cwd=tmp_path,
         log_path=tmp_path / "log",
         timeout_s=60,
@@ -32,6 +32,20 @@ def test_a_small_stage_started_from_a_large_process_is_measured_small(tmp_path: 
     peak, exact = _run("import time; time.sleep(0.3)", tmp_path)
     assert peak < 200 * MB
     assert exact == 0 or exact < 200 * MB
+    del held
+
+
+def test_a_spawn_that_allocates_at_the_measuring_processs_peak_is_measured_small(tmp_path: Path) -> None:
+    """The spawn itself allocates (here 1.5 MB of environment encoded for exec): with the measuring process at
+    its peak, the child's inherited image is then a little above the peak read before the spawn, and must
+    still not count as the stage's."""
+    held = bytearray(800 * MB)
+    held[::4096] = b"\x01" * len(held[::4096])
+    env = dict(os.environ) | {f"PAD{k}": "x" * 100_000 for k in range(15)}
+    for _ in range(5):
+        peak, exact = _run("pass", tmp_path, env)
+        assert peak < 200 * MB
+        assert exact == 0 or exact < 200 * MB
     del held
 
 
