@@ -1,9 +1,3 @@
-{#- Number of rows where `condition` holds, as a 64-bit integer on every engine. -#}
-{% macro count_where(condition) -%}
-    cast(sum(case when {{ condition }} then 1 else 0 end) as {{ dbt.type_bigint() }})
-{%- endmacro %}
-
-
 {#-
   Whether utilization_percentiles reads its percentiles off the binned CDF: mode binned, or mode auto with
   more than `exact_limit` utilization samples in the warehouse (the cells int_node_metric_series counts,

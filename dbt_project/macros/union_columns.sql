@@ -14,3 +14,11 @@
     {% endif -%}
     {%- endfor %}
 {%- endmacro %}
+
+
+{#- `cast(<column> as <type>) as <column>, ...` for a list of (column, type); nulls: each a typed null. -#}
+{% macro cast_columns(columns, nulls=false) -%}
+    {%- for column, type in columns %}
+        cast({{ 'null' if nulls else column }} as {{ type }}) as {{ column }}{{ ',' if not loop.last }}
+    {%- endfor %}
+{%- endmacro %}

@@ -5,17 +5,22 @@
 -- utilization_histogram, the CDFs, the percentiles' counts and means, cluster occupancy, the report's origin
 -- counts) merges from here. The fact's samples are what int_node_metrics_keyed shows: every staged sample
 -- that cannot repeat another (macros/utilization_samples.sql, may_repeat_keys) as it stands, and the few
--- that may as int_node_metric_repeats kept them. The scan groups by integers and the two short strings a
--- file holds one value of; the partition is the hour's (an hour lies inside one UTC date). Bin -1 holds the
--- samples below the grid, bin `bins` those above it; a linear grid's bins are [lower, upper), its last one
--- [lower, upper].
+-- that may as int_node_metric_repeats kept them. Each cluster and metric is its own select
+-- (utilization_bin_branches, macros/utilization_grid.sql: the pairs the warehouse holds, with their grid's
+-- constants): its filter reaches the lake files of that pair alone, and it groups by two integers, hour and bin,
+-- not by two strings and a join to the grid per sample (a third less time). The partition is the hour's (an
+-- hour lies inside one UTC date). Bin -1 holds the samples below the grid, bin `bins` those above it; a linear
+-- grid's bins are [lower, upper), its last one [lower, upper].
 {{ config(**partition_replace_config()) }}
+-- The selects per pair read the repeats, and dbt parses the model before it knows the pairs:
+-- depends_on: {{ ref('int_node_metric_repeats') }}
+{%- set branches = utilization_bin_branches() %}
+{%- set staged = {} %}
+{%- for family, level in utilization_families() %}
+{%- do staged.update({level: ref('stg_' ~ family)}) %}
+{%- endfor %}
 
 with
-
-samples as (
-    {{ utilization_samples() }}
-),
 
 lines as (
     select * from {{ ref('int_node_metric_lines') }}
@@ -31,107 +36,116 @@ series as (
     select * from {{ ref('int_node_series') }}
 ),
 
-repeats as (
-    select * from {{ ref('int_node_metric_repeats') }}
-    where {{ partition_window() }}
-),
-
--- A sample's position on its metric's grid is one multiply-add (and a log2 on a log2 grid), its constants
--- computed here once per metric. Every edge a grid puts on a whole or half percent, or on a power of two, then
--- gets the samples at it exactly: a division per sample (29 / 100 * 200 = 57.99...) put some in the bin below.
-grid as (
-    select
-        metric,
-        scale,
-        grid_max,
-        bins,
-        grid_kind = 'log2' as is_log2,
-        case
-            when grid_kind = 'linear' then bins * scale / (grid_max - grid_min)
-            when grid_kind = 'log2' then bins / log2(grid_max / grid_min)
-        end as slope,
-        case
-            when grid_kind = 'linear' then -bins * grid_min / (grid_max - grid_min)
-            when grid_kind = 'log2' then (log2(scale) - log2(grid_min)) * bins / log2(grid_max / grid_min)
-        end as intercept
-    from {{ ref('utilization_grid') }}
-),
-
 {{ may_repeat_keys() }},
 
-facts as (
+{%- for branch in branches %}
+
+-- {{ branch.cluster }} {{ branch.metric }}: its staged samples that cannot repeat another, and those that may
+-- as int_node_metric_repeats kept them. A select of the staged relation per pair, not one shared CTE: DuckDB
+-- materializes a CTE that many selects read.
+facts_{{ loop.index }} as (
     select
-        samples.cluster_name,
-        samples.metric_level,
-        samples.metric,
         samples.sample_time_utc,
         samples.value,
         0 as duplicate_samples,
         samples._data_origin,
         samples._partition
-    from samples
+    from {{ staged[branch.level] }} as samples
     {{ join_may_repeat_keys() }}
-    where repeated_lines._row_number is null and shared_series.series is null
+    where
+        samples.cluster_name = '{{ branch.cluster }}'
+        and samples.metric = '{{ branch.metric }}'
+        and {{ partition_window('samples._partition') }}
+        and repeated_lines._row_number is null
+        and shared_series.series is null
 
     union all
 
     select
-        cluster_name,
-        metric_level,
-        metric,
         sample_time_utc,
         value,
         duplicate_samples,
         _data_origin,
         _partition
-    from repeats
+    from {{ ref('int_node_metric_repeats') }}
+    where cluster_name = '{{ branch.cluster }}' and metric = '{{ branch.metric }}' and {{ partition_window() }}
 ),
 
--- The bin's position on the grid, 0 at grid_min and `bins` at grid_max: linear, or in doublings on a log2 grid.
-positioned as (
+-- The sample's position on the grid, 0 at grid_min and `bins` at grid_max, linear or in doublings on a log2
+-- grid.
+positioned_{{ loop.index }} as (
     select
-        facts.*,
-        grid.bins,
-        grid.grid_max,
-        facts.value * grid.scale as plotted_value,
+        value,
+        duplicate_samples,
+        _data_origin,
+        _partition,
+        {{ epoch_hour('sample_time_utc') }} as hour_index,
+        {%- if branch.kind == 'log2' %}
         case
-            when not grid.is_log2 then facts.value * grid.slope + grid.intercept
-            when facts.value * grid.scale > 0 then log2(facts.value) * grid.slope + grid.intercept
+            when value * {{ double_literal(branch.scale) }} > 0
+                then log2(value) * {{ double_literal(branch.slope) }} + {{ double_literal(branch.intercept) }}
         end as position
-    from facts
-    left join grid on facts.metric = grid.metric
+        {%- elif branch.kind %}
+        value * {{ double_literal(branch.slope) }} + {{ double_literal(branch.intercept) }} as position
+        {%- else %}
+        cast(null as {{ type_double() }}) as position
+        {%- endif %}
+    from facts_{{ loop.index }}
 ),
 
-binned as (
+binned_{{ loop.index }} as (
     select
         *,
-        {{ epoch_hour('sample_time_utc') }} as hour_index,
+        {%- if branch.kind %}
         case
-            when bins is null then null
             when position is null or position < 0 then -1
-            when plotted_value > grid_max then bins
-            else least(cast(floor(position) as {{ dbt.type_int() }}), bins - 1)
+            when value * {{ double_literal(branch.scale) }} > {{ double_literal(branch.grid_max) }}
+                then {{ branch.bins }}
+            else least(cast(floor(position) as {{ dbt.type_int() }}), {{ branch.bins - 1 }})
         end as bin_index
-    from positioned
+        {%- else %}
+        cast(null as {{ dbt.type_int() }}) as bin_index
+        {%- endif %}
+    from positioned_{{ loop.index }}
 ),
 
-final as (
+bins_{{ loop.index }} as (
     select
-        cast(cluster_name as {{ dbt.type_string() }}) as cluster_name,
-        cast({{ dbt.any_value('metric_level') }} as {{ dbt.type_string() }}) as metric_level,
-        cast(metric as {{ dbt.type_string() }}) as metric,
-        cast(hour_index as {{ dbt.type_bigint() }}) as hour_index,
-        cast(bin_index as {{ dbt.type_int() }}) as bin_index,
-        cast(count(*) as {{ dbt.type_bigint() }}) as samples,
+        '{{ branch.cluster }}' as cluster_name,
+        '{{ branch.level }}' as metric_level,
+        '{{ branch.metric }}' as metric,
+        hour_index,
+        bin_index,
+        count(*) as samples,
         {{ count_where("_data_origin = 'real'") }} as real_samples,
         {{ count_where("_data_origin = 'synthetic'") }} as synthetic_samples,
         {{ count_where("value = 0") }} as zero_samples,
-        cast(sum(duplicate_samples) as {{ dbt.type_bigint() }}) as duplicate_samples,
-        cast(sum(value) as {{ type_double() }}) as value_sum,
-        cast(max(value) as {{ type_double() }}) as max_value,
-        cast({{ dbt.any_value('_partition') }} as {{ dbt.type_string() }}) as _partition
-    from binned
-    group by cluster_name, metric, hour_index, bin_index
+        sum(duplicate_samples) as duplicate_samples,
+        sum(value) as value_sum,
+        max(value) as max_value,
+        {{ dbt.any_value('_partition') }} as _partition
+    from binned_{{ loop.index }}
+    group by hour_index, bin_index
+),
+{%- endfor %}
+
+{%- set columns = [
+    ('cluster_name', dbt.type_string()), ('metric_level', dbt.type_string()), ('metric', dbt.type_string()),
+    ('hour_index', dbt.type_bigint()), ('bin_index', dbt.type_int()), ('samples', dbt.type_bigint()),
+    ('real_samples', dbt.type_bigint()), ('synthetic_samples', dbt.type_bigint()),
+    ('zero_samples', dbt.type_bigint()), ('duplicate_samples', dbt.type_bigint()),
+    ('value_sum', type_double()), ('max_value', type_double()), ('_partition', dbt.type_string()),
+] %}
+
+-- Every pair's bins, then a select of no rows that types the columns when there is no pair.
+final as (
+    {%- for branch in branches %}
+    select {{ cast_columns(columns) }}
+    from bins_{{ loop.index }}
+    union all
+    {%- endfor %}
+    select {{ cast_columns(columns, nulls=true) }}
+    where 1 = 0
 )
 
 select * from final
