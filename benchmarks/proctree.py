@@ -29,9 +29,8 @@ from pathlib import Path
 
 PROC = Path("/proc")
 DEFAULT_INTERVAL_S = 0.05
-INHERITED_SLACK_KIB = (
-    64 * 1024
-)  # a child's ru_maxrss within this of the spawner's peak is the inherited image
+# A child's ru_maxrss within this of the spawner's peak is the inherited image.
+INHERITED_SLACK_KIB = 64 * 1024
 
 
 @dataclass(frozen=True)

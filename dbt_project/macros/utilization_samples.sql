@@ -33,16 +33,22 @@
 {%- endmacro %}
 
 
+{#- The staging models of the utilization families: [(relation, level)], one per family. -#}
+{% macro utilization_staged() -%}
+    {%- set found = [] -%}
+    {%- for family, level in utilization_families() -%}
+        {%- do found.append((ref('stg_' ~ family), level)) -%}
+    {%- endfor -%}
+    {{ return(found) }}
+{%- endmacro %}
+
+
 {#-
   Every staged utilization sample (DCGM GPU and Prometheus node metrics, one column list): the body of a CTE.
   windowed: only the partition window of an incremental model (macros/partition_window.sql).
 -#}
 {% macro utilization_samples(windowed=true) -%}
-    {%- set staged = [] -%}
-    {%- for family, level in utilization_families() -%}
-        {%- do staged.append((ref('stg_' ~ family), level)) -%}
-    {%- endfor -%}
-    {%- call(relation, level) union_utilization(staged, windowed) %}
+    {%- call(relation, level) union_utilization(utilization_staged(), windowed) %}
     select * from {{ relation }}
     {%- endcall %}
 {%- endmacro %}

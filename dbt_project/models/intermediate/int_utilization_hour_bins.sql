@@ -16,8 +16,8 @@
 -- depends_on: {{ ref('int_node_metric_repeats') }}
 {%- set branches = utilization_bin_branches() %}
 {%- set staged = {} %}
-{%- for family, level in utilization_families() %}
-{%- do staged.update({level: ref('stg_' ~ family)}) %}
+{%- for relation, level in utilization_staged() %}
+{%- do staged.update({level: relation}) %}
 {%- endfor %}
 
 with
