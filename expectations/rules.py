@@ -172,26 +172,8 @@ def per_key(sql: str, on: tuple[str, ...]) -> Lookup:
     return Lookup(_DistinctKeys(sql, on), on)
 
 
-@dataclass(frozen=True)
-class FileValue:
-    """A derived column that is ``then`` on the rows whose ``column`` is one of ``values`` and null on the
-    others, for a column that a file holds one value of (a utilization file's ``metric``). When the frame
-    knows each Parquet file's value (the series the load counted), the test is on the file a row was read
-    from, which a scan gives as a constant per file, so no row's text is compared; otherwise it is ``sql``."""
-
-    column: str
-    values: tuple[str, ...]
-    then: str = "value"
-
-    @property
-    def sql(self) -> str:
-        """The test on each row's own ``column``."""
-        names = ", ".join(f"'{v}'" for v in self.values)
-        return f"case when {self.column} in ({names}) then {self.then} end"
-
-
-# an expression, one built from the available columns, a lookup, or a value of some files
-DerivedSql = str | Callable[[frozenset[str]], str] | Lookup | FileValue
+# an expression, or one built from the available columns, or a lookup
+DerivedSql = str | Callable[[frozenset[str]], str] | Lookup
 
 
 @dataclass(frozen=True)
@@ -207,6 +189,11 @@ class Frame:
     # A SELECT over the kept rows of ``select`` (a relation) that names what they carry as numbers: the join is
     # kept once, small; a query names only the rows it reads, and a query that reads no name names none.
     named: Callable[[FrameSources, str], str] | None = None
+    # Only the rows that may break a rule are kept, counted against every row of the SELECT: a frame whose
+    # rules are ranges (``between``) of its columns or of SQL expressions of them is counted and screened in
+    # one pass over its SELECT, and GX validates the few rows outside a range (none on clean data) instead
+    # of a table of every row (``pipelines/validate/frames.py``, ``screen_sql``).
+    screened: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,6 +223,12 @@ class Rule:
         return next(((n, d) for n, d in self.derived.items() if isinstance(d, Lookup) and d.sparse), None)
 
 
+def _range_of_sql(rule: Rule) -> bool:
+    """Whether ``rule`` is a range of a column or of a SQL expression (what a screened frame can screen)."""
+    between = rule.expect.type == "expect_column_values_to_be_between"
+    return between and all(isinstance(d, str) for d in rule.derived.values())
+
+
 @dataclass(frozen=True)
 class Suite:
     """Every rule of one file family (``expectations/<source>/<family>.py`` defines one as ``SUITE``)."""
@@ -252,6 +245,7 @@ class Suite:
         if dupes:
             raise ValueError(f"suite {self.family}: rule name(s) used twice: {', '.join(dupes)}")
         known = {ROWS_FRAME, FAMILY_FRAME, SCHEMA_FRAME, *(f.name for f in self.frames)}
+        screened = {f.name for f in self.frames if f.screened}
         for rule in self.rules:
             if rule.frame not in known:
                 raise ValueError(
@@ -263,6 +257,11 @@ class Suite:
                 )
             if rule.kind == "structural":
                 raise ValueError(f"suite {self.family}: {rule.name}: the structural rule is built in")
+            if rule.frame in screened and not _range_of_sql(rule):
+                raise ValueError(
+                    f"suite {self.family}: {rule.name}: a screened frame's rules are ranges (between) of a "
+                    "column or of a SQL expression of its columns"
+                )
             if rule.sparse_lookup and (len(rule.derived) > 1 or rule.breakdown):
                 raise ValueError(
                     f"suite {self.family}: {rule.name}: a rule on a sparse lookup runs on the lookup's rows "

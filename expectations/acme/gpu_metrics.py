@@ -63,8 +63,8 @@ def fb_pair_sql(src: FrameSources) -> str:
     counted, a few thousand rows) and the time as epoch microseconds (the same match as on the timestamps).
     DuckDB hashes and compares a join key for every sample on both sides, and the series names and cluster,
     strings, made that join a half slower; numbering the series probes a table that fits in the cache. The
-    pairs are kept as the frame's rows (27 M a day at the real width), and a file name on each of them made
-    that table twice as big, spilling at the validation's memory limit."""
+    frame is screened (``Frame.screened``): of its 27 M pairs a day at the real width, only those outside
+    the tolerance are kept, and a pair carries its file as a number, named only on the rows a query reads."""
     counted = src.series or src.rows
     gpus = (
         "select cluster, series, cast(row_number() over (order by cluster, series) as integer) as gpu "
@@ -106,6 +106,7 @@ FB_PAIR = Frame(
     index=ROW_KEY,
     description="FB_USED and FB_FREE of one GPU at one sample, side by side (one partition at a time)",
     named=fb_pair_named,
+    screened=True,
 )
 
 SUITE = Suite(

@@ -8,18 +8,20 @@ loader refuses a wide header that repeats a column name, so a line holds each se
 file, series and Time only when two lines of the file share a Time. The series rules read the column name's
 shape once per distinct (cluster, series), and the copy number is counted only on the lines whose Time
 repeats (``Lookup``; sparse: the duplicate rule runs on those rows alone): a real-shaped file has a few
-distinct names and a handful of repeated lines among hundreds of millions of values.
+distinct names and a handful of repeated lines among hundreds of millions of values. A range rule runs on
+the rows outside its range alone (sparse too), found by a filter that the row groups' min/max of ``value``
+answer without reading a clean file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from expectations.rules import (
     LOOKUP_VALUE,
     PROVENANCE_COLUMNS,
     ROW_INDEX,
-    FileValue,
     Lookup,
     Rule,
     between,
@@ -110,8 +112,32 @@ def _off_grid(rows: str, lines: str | None = None) -> str:
 OFF_GRID = Lookup(_off_grid, ("_source_file", "_row_number", "series"), default="0", sparse=True)
 
 
-def _metric_value(metrics: Sequence[str]) -> FileValue:
-    return FileValue("metric", tuple(metrics))
+@dataclass(frozen=True)
+class _OutOfRange:
+    """``Lookup.select`` of a range rule (a dataclass, so the suite version sees its arguments): the rows of
+    some metrics whose value lies outside [low, high], whole, the value as the lookup's. A plain filter on
+    ``metric`` and ``value``: a lake file's row groups carry their min/max of both
+    (``pipelines/lake/parquet_files.py``), so the scan skips every row group that holds no such row, and a
+    file within range is not read at all."""
+
+    metrics: tuple[str, ...]
+    low: float
+    high: float
+
+    def __call__(self, rows: str, lines: str | None = None) -> str:
+        names = ", ".join(f"'{m}'" for m in self.metrics)
+        return (
+            f"select *, value as {LOOKUP_VALUE} from {rows} "
+            f"where metric in ({names}) and (value < {self.low!r} or value > {self.high!r})"
+        )
+
+
+def _out_of_range(metrics: Sequence[str], low: float, high: float) -> Lookup:
+    """A range rule's value: sparse, as only the rows outside the range can break the rule (every row of
+    another metric, and every row within range, passes)."""
+    return Lookup(
+        _OutOfRange(tuple(metrics), float(low), float(high)), ROW_KEY, repr(float(low)), sparse=True
+    )
 
 
 def series_rules() -> tuple[Rule, ...]:
@@ -160,7 +186,7 @@ def percentage_rule(metrics: Sequence[str]) -> Rule:
         "flag",
         f"{', '.join(metrics)} are percentages: 0-100.",
         between("percent", min_value=0, max_value=100),
-        derived={"percent": _metric_value(metrics)},
+        derived={"percent": _out_of_range(metrics, 0, 100)},
         columns=("metric", "series", "value"),
     )
 
@@ -174,6 +200,6 @@ def physical_range_rule(
         "flag",
         f"{', '.join(metrics)} ({what}) lie within the physical range {low:g}-{high:g} {unit}.",
         between(column, min_value=low, max_value=high),
-        derived={column: _metric_value(metrics)},
+        derived={column: _out_of_range(metrics, low, high)},
         columns=("metric", "series", "value"),
     )

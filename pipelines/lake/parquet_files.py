@@ -7,10 +7,10 @@ of a GPU_UTIL file's bytes).
 
 Row groups carry min/max statistics of the columns a filter or a join names, so DuckDB skips the row groups
 that cannot match: ``time`` (a row group is ~1.5 h of a day), ``_row_number`` (a join on a few lines, as the
-repeats model and validation's first copies make, reads only the row groups holding them), and ``cluster``,
+repeats model and validation's first copies make, reads only the row groups holding them), ``cluster``,
 ``metric`` and ``_source_file``, one value per file (a filter on them skips every row group of the other
-files). ``series`` and ``value`` have none: every row group holds every series, values have no order, and
-their statistics would cost the writer for nothing.
+files), and ``value`` (validation's range rules look for the values outside a range: a row group within it
+is not read). ``series`` has none: every row group holds every series.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 DELTA_ENCODED = ("time", "_row_number")
-WITH_STATISTICS = ("time", "_row_number", "cluster", "metric", "_source_file")
+WITH_STATISTICS = ("time", "_row_number", "cluster", "metric", "_source_file", "value")
 
 
 def _integer_like(kind: pa.DataType) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from expectations.rules import FAMILY_FRAME, LOOKUP_VALUE, ROWS_FRAME, FileValue, Lookup, Rule, Suite
+from expectations.rules import LOOKUP_VALUE, Frame, Lookup, Rule, Suite
 from pipelines.lake import cells
 from pipelines.lake.relation import (
     FILE_COLUMN,
@@ -96,13 +96,13 @@ class Sources:
         return family_relation(self.settings, key)
 
 
-def derived_columns(rules: Iterable[Rule], columns: frozenset[str]) -> dict[str, str | Lookup | FileValue]:
-    """Derived column name → SQL expression, lookup or value of some files, over all ``rules`` (a name shared
-    by two rules must agree)."""
-    out: dict[str, str | Lookup | FileValue] = {}
+def derived_columns(rules: Iterable[Rule], columns: frozenset[str]) -> dict[str, str | Lookup]:
+    """Derived column name → SQL expression or lookup, over all ``rules`` (a name shared by two rules must
+    agree)."""
+    out: dict[str, str | Lookup] = {}
     for rule in rules:
         for name, expr in rule.derived.items():
-            sql = expr if isinstance(expr, Lookup | FileValue | str) else expr(columns)
+            sql = expr if isinstance(expr, Lookup | str) else expr(columns)
             if out.get(name, sql) != sql:
                 raise ValueError(f"rule {rule.name}: derived column {name} is defined twice, differently")
             out[name] = sql
@@ -112,7 +112,7 @@ def derived_columns(rules: Iterable[Rule], columns: frozenset[str]) -> dict[str,
 def with_derived(
     columns: Sequence[str] | None,
     relation: str,
-    derived: Mapping[str, str | Lookup | FileValue],
+    derived: Mapping[str, str | Lookup],
     keep: Callable[[str, str], str] | None = None,
     prefix: str = "lookup",
     read: Callable[[str], list[dict[str, Any]]] | None = None,
@@ -126,8 +126,7 @@ def with_derived(
     over the few others instead of a join (:func:`_inlined`), and with ``file_column`` (the column naming
     each row's Parquet file) one whose value is one per file as a CASE over the files
     (:func:`_inlined_by_file`); each file's keys are read from ``counted_series`` (the series the load
-    counted per file, ``counted_relation``) when the lookup's keys are among its columns, not from every row.
-    A ``FileValue`` tests the file column when ``counted_series`` says each file's value (:func:`_file_value`)."""
+    counted per file, ``counted_relation``) when the lookup's keys are among its columns, not from every row."""
     exprs = [ident(c) for c in columns] if columns is not None else ["_rows.*"]
     joins = []
     for i, (name, lookup) in enumerate((n, d) for n, d in derived.items() if isinstance(d, Lookup)):
@@ -158,44 +157,8 @@ def with_derived(
         on = " and ".join(f"_rows.{k} is not distinct from {alias}.{r}" for k, r in pairs)
         joins.append(f" left join ({table}) as {alias} on {on}")
         exprs.append(f"coalesce({alias}.{alias}_value, {lookup.default}) as {ident(name)}")
-    for name, value in derived.items():
-        if isinstance(value, FileValue):
-            exprs.append(f"{_file_value(value, file_column, counted_series, read)} as {ident(name)}")
     exprs += [f"{sql} as {ident(n)}" for n, sql in derived.items() if isinstance(sql, str)]
     return f"select {', '.join(exprs)} from {relation} as _rows{''.join(joins)}"
-
-
-def _file_value(
-    value: FileValue,
-    file_column: str | None,
-    counted_series: str | None,
-    read: Callable[[str], list[dict[str, Any]]] | None,
-) -> str:
-    """``value`` as a test of each row's Parquet file: the files whose one value of the column (from the series
-    the load counted of each) is among ``value.values``. A scan gives the file column as a constant per file,
-    so DuckDB tests it once per vector, where a test of the column compares the text of every row (the four
-    range rules of every GPU metric sample: a fifth of their query). ``value.sql`` when a file's value is not
-    known or not one."""
-    if (
-        file_column is None
-        or counted_series is None
-        or read is None
-        or value.column not in COUNTED_SERIES_KEYS
-    ):
-        return value.sql
-    per_file = read(
-        f"select {ident(FILE_COLUMN)} as _file, min({ident(value.column)}) as v, "
-        f"count(distinct {ident(value.column)}) as n from {counted_series} as _counted group by all"
-    )
-    if any(row["n"] != 1 for row in per_file):
-        return value.sql
-    files = ", ".join(
-        lit(str(row["_file"]))
-        for row in sorted(per_file, key=lambda r: str(r["_file"]))
-        if row["v"] in value.values
-    )
-    test = f"_rows.{ident(file_column)} in ({files})" if files else "false"
-    return f"case when {test} then {value.then} end"
 
 
 COUNTED_SERIES_KEYS = frozenset(cells.SERIES_SCHEMA.names)  # what counted_relation's series name
@@ -310,42 +273,73 @@ def sparse_frame_sql(
     return src.session.keep(f"lookup_rows_{name}", body)
 
 
-def row_source(frame: str, src: Sources) -> str | None:
-    """The relation whose rows a frame's are, one for one: the batch's rows for the built-in frames (their
-    lookups are left joins on distinct keys); None for a custom frame, which selects its own rows."""
-    return (src.rows or None) if frame in (ROWS_FRAME, FAMILY_FRAME) else None
+def row_source(src: Sources) -> str | None:
+    """The relation whose rows a built-in frame's are, one for one: the batch's rows (its lookups are left
+    joins on distinct keys)."""
+    return src.rows or None
 
 
 def frame_sql(
     suite: Suite, frame: str, rules: Sequence[Rule], src: Sources, *, index: Sequence[str] | None = None
-) -> str | None:
-    """The SELECT producing one batch of ``frame`` (None: nothing to validate in this batch). The built-in
-    frames select ``index`` (default: the suite's row key), the rules' raw columns and derived columns."""
-    if frame in (ROWS_FRAME, FAMILY_FRAME):
-        available = src.columns()
-        derived = derived_columns(rules, available)
-        raw = [c for r in rules for c in r.columns if c not in derived]
-        wanted = list(dict.fromkeys([*(index or suite.row_index), *raw]))
-        missing = [c for c in wanted if c not in available]
-        if missing:
-            raise FrameError(f"{suite.family}: frame {frame} needs column(s) {', '.join(missing)}")
-        file_column = FILE_COLUMN if FILE_COLUMN in available else None
-        return with_derived(
-            wanted, src.rows, derived, src.session.keep, f"lookup_{frame}", src.session.rows, file_column,
-            src.series,
-        )  # fmt: skip
-    custom = suite.frame(frame)
-    if custom is None:
-        raise ValueError(f"{suite.family}: unknown frame {frame!r}")
-    body = custom.select(src)
+) -> str:
+    """The SELECT producing one batch of built-in ``frame``: ``index`` (default: the suite's row key), the
+    rules' raw columns and derived columns."""
+    available = src.columns()
+    derived = derived_columns(rules, available)
+    raw = [c for r in rules for c in r.columns if c not in derived]
+    wanted = list(dict.fromkeys([*(index or suite.row_index), *raw]))
+    missing = [c for c in wanted if c not in available]
+    if missing:
+        raise FrameError(f"{suite.family}: frame {frame} needs column(s) {', '.join(missing)}")
+    file_column = FILE_COLUMN if FILE_COLUMN in available else None
+    return with_derived(
+        wanted, src.rows, derived, src.session.keep, f"lookup_{frame}", src.session.rows, file_column,
+        src.series,
+    )  # fmt: skip
+
+
+def custom_frame_sql(frame: Frame, rules: Sequence[Rule], src: Sources) -> tuple[str, str | None] | None:
+    """The SELECT producing one batch of custom ``frame`` and the relation GX counts its rows as (None: the
+    frame's own), or None when there is nothing to validate in this batch.
+
+    The frame's rows are computed once into a table of the session (a join: not once per GX query; in
+    memory, as the next batch replaces it). A screened frame's table holds only the rows that may break a
+    rule (:func:`screen_sql`), after one pass over its SELECT that counts them and every row: GX counts the
+    frame's rows as all of them, and the table of a clean batch is empty. FB_USED beside FB_FREE, 27 M pairs
+    a day at the real width, was a table of every pair that spilled at the validation's memory limit."""
+    body = frame.select(src)
     if body is None:
         return None
-    # A join: computed once, not once per GX query; in memory, as the next batch replaces it.
-    body = src.session.keep(f"frame_rows_{frame}", body, in_memory=True)
-    if custom.named is not None:
-        body = custom.named(src, f"({body}) as kept")
+    rows_of = None
+    if frame.screened:
+        screen = screen_sql(rules)
+        (counts,) = src.session.rows(f"select count(*) as n, count_if({screen}) as screened from ({body})")
+        body = f"select * from ({body}) where {screen if counts['screened'] else 'false'}"
+        rows_of = f"range({int(counts['n'])})"  # a relation of as many rows as the frame's
+    body = src.session.keep(f"frame_rows_{frame.name}", body, in_memory=True)
+    if frame.named is not None:
+        body = frame.named(src, f"({body}) as kept")
     derived = derived_columns(rules, frozenset(src.session.columns(f"({body}) as frame")))
-    return with_derived(None, f"({body})", derived, src.session.keep, f"lookup_{frame}", src.session.rows)
+    sql = with_derived(None, f"({body})", derived, src.session.keep, f"lookup_{frame.name}", src.session.rows)
+    return sql, rows_of
+
+
+def screen_sql(rules: Sequence[Rule]) -> str:
+    """The rows that may break one of ``rules``, ranges (``between``) of a column or of a SQL expression of
+    the columns (``Rule.derived``): a value outside its range, or null (which GX counts as missing)."""
+    tests = []
+    for rule in rules:
+        kwargs = rule.expect.kwargs
+        column = str(kwargs["column"])
+        derived = rule.derived.get(column)
+        value = f"({derived})" if isinstance(derived, str) else ident(column)
+        bounds = [
+            f"{value} {op} {kwargs[bound]!r}"
+            for bound, op in (("min_value", ">="), ("max_value", "<="))
+            if kwargs.get(bound) is not None
+        ]
+        tests.append(f"{value} is null or not ({' and '.join(bounds) or 'true'})")
+    return " or ".join(tests) or "false"
 
 
 def schema_sql(units: Sequence[Unit], expected: dict[str, str], lake_dir: Path) -> str:

@@ -17,8 +17,10 @@ GX counts a batch's rows with a query of its own (``table.row_count``), which fo
 and computes its joins once more (seconds at the real utilization size). A frame whose rows are exactly those
 of a plain Parquet relation (the built-in frames: a left join on distinct keys keeps every row once) is
 registered with ``count_rows_of``; the engine then answers that metric with ``count(*)`` of the relation, which
-DuckDB reads from the Parquet footers. So is the frame of a sparse lookup's rows: its rules are counted
-against every row of the batch, which all the others pass. Every other metric, and the row count of any other
+DuckDB reads from the Parquet footers. So is the frame of a sparse lookup's rows, or of a screened frame's:
+its rules are counted against every row of the batch, which all the others pass. Such a frame is often
+empty, and GX's unexpected counts, sums over its rows, come back NULL, which GX takes for an empty batch
+(no rows evaluated): on a registered batch the engine answers them 0. Every other metric, and the row count of any other
 batch or of a batch with a row condition, is GX's own.
 
 ``DuckDBDatasource`` is GX's ``SQLDatasource`` with that engine (a fluent datasource type ``duckdb``;
@@ -64,6 +66,7 @@ def _sa_type(dialect: sa.Dialect, duckdb_type: str) -> Any:
 
 
 ROW_COUNT = "table.row_count"  # its aggregate (count(*)) is what reaches a metric bundle
+UNEXPECTED_COUNT = ".unexpected_count"  # suffix of a map metric's count (a sum of a CASE over the rows)
 # (database file, table) -> the relation whose rows the table's are, one for one. Module-level because GX
 # makes its execution engines itself (a batch's engine is not the one the datasource handed out before).
 _row_sources: dict[tuple[str, str], str] = {}
@@ -83,15 +86,20 @@ class DuckDBExecutionEngine(SqlAlchemyExecutionEngine):
     """GX's SQLAlchemy engine whose query results are read before their connection closes, and which counts
     a registered frame's rows from its source relation (see the module docstring)."""
 
+    def _registered(self, computation: Any) -> str | None:
+        """The relation registered for the batch a metric is computed on (``count_rows_of``), if any."""
+        domain = computation.compute_domain_kwargs or {}
+        batch_id = domain.get("batch_id") or self.batch_manager.active_batch_data_id
+        table = getattr(self.batch_manager.batch_data_cache.get(batch_id or ""), "source_table_name", None)
+        return _row_sources.get((str(self.engine.url.database), table)) if table else None
+
     def _row_source(self, computation: Any) -> str | None:
         if computation.metric_configuration.metric_name != ROW_COUNT:
             return None
         domain = computation.compute_domain_kwargs or {}
         if any(domain.get(k) for k in ("row_condition", "filter_conditions", "column", "column_A")):
             return None
-        batch_id = domain.get("batch_id") or self.batch_manager.active_batch_data_id
-        table = getattr(self.batch_manager.batch_data_cache.get(batch_id or ""), "source_table_name", None)
-        return _row_sources.get((str(self.engine.url.database), table)) if table else None
+        return self._registered(computation)
 
     def resolve_metric_bundle(self, metric_fn_bundle: Any) -> dict[Any, Any]:
         counted, rest = {}, []
@@ -103,7 +111,17 @@ class DuckDBExecutionEngine(SqlAlchemyExecutionEngine):
             with self.get_connection() as connection:
                 rows = connection.exec_driver_sql(f"select count(*) from {relation}").scalar_one()
             counted[computation.metric_configuration.id] = int(rows)
-        return {**counted, **super().resolve_metric_bundle(rest)} if rest else counted
+        resolved = super().resolve_metric_bundle(rest) if rest else {}
+        for computation in rest:  # a sum of no rows is NULL, which GX reads as an empty batch
+            key = computation.metric_configuration.id
+            name = computation.metric_configuration.metric_name
+            if (
+                resolved.get(key) is None
+                and name.endswith(UNEXPECTED_COUNT)
+                and self._registered(computation)
+            ):
+                resolved[key] = 0
+        return {**counted, **resolved}
 
     def execute_query(self, query: Any) -> Any:
         with self.get_connection() as connection:

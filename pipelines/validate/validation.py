@@ -32,6 +32,7 @@ from pipelines.validate.frames import (
     FrameError,
     Sources,
     counted_relation,
+    custom_frame_sql,
     family_relation,
     files_relation,
     frame_sql,
@@ -180,14 +181,8 @@ class _Run:
         scan = files_relation(paths, hive=True, file_column=True)
         src = self._sources(scan, paths)
         label = f"{len(units)} changed unit(s)"
-        view = self._view(
-            ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, joined, src, index=index) or "", label
-        )
-        findings = (
-            self._validate(view, ROWS_FRAME, joined, index, label, row_source(ROWS_FRAME, src))
-            if joined
-            else []
-        )
+        view = self._view(ROWS_FRAME, frame_sql(self.suite, ROWS_FRAME, joined, src, index=index), label)
+        findings = self._validate(view, ROWS_FRAME, joined, index, label, row_source(src)) if joined else []
         for (name, lookup), group in sparse.items():  # counted against every row of the batch (``scan``)
             sql = sparse_frame_sql(name, lookup, group, src, index)
             lookup_view = self._view(f"{ROWS_FRAME}_{name}", sql, label)
@@ -271,10 +266,12 @@ class _Run:
             paths = [u.path for u in batch.members] if batch.members else None
             relation = files_relation(paths) if paths else family_relation(self.settings, self.suite.family)
             src = self._sources(relation or "", paths)
-            sql = frame_sql(self.suite, batch.frame, rules, src)
             deps = ", ".join(custom.deps) if custom else ""
             note = f"nothing to compare: no rows loaded in {deps}"
-            rows_of = row_source(batch.frame, src)
+            if custom is None:
+                sql, rows_of = frame_sql(self.suite, batch.frame, rules, src), row_source(src)
+            else:
+                sql, rows_of = custom_frame_sql(custom, rules, src) or (None, None)
             record = self.frame_record(batch.frame, batch.key, sql, index, note, batch.label, rows_of)
             self.evaluated.append(batch.record_id)
             if any(name in self.errors for name in record.rules):

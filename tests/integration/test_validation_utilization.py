@@ -154,11 +154,12 @@ def test_ipmi_type_not_derivable_without_memory_power_column(warehouse: Settings
 def test_duplicate_rule_on_repeated_lines_equals_its_join_to_every_row(
     warehouse: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``time_not_duplicated`` and ``time_on_15s_grid`` run on the rows of repeated lines and of lines off
-    the grid alone (sparse lookups), counted against every row: each rule's count, rows evaluated, samples,
-    per-file counts and partitions equal those of the copy number and the seconds off the grid joined to every
-    row, over two files with repeats (a third copy; a series whose first line at a Time lacks it, so its first
-    copy is on the second line) and a line off the grid."""
+    """``time_not_duplicated``, ``time_on_15s_grid`` and the range rules run on the rows of repeated lines, of
+    lines off the grid and outside a range alone (sparse lookups), counted against every row: each rule's
+    count, rows evaluated, samples, per-file counts and partitions equal those of the copy number, the seconds
+    off the grid and the ranged values joined to every row, over two files with repeats (a third copy; a series
+    whose first line at a Time lacks it, so its first copy is on the second line), a line off the grid and a
+    temperature above its range."""
     files = {
         "seren/GPU_UTIL.csv": (
             "Time,10.140.0.1-0,10.140.0.1-1\n"
@@ -166,7 +167,7 @@ def test_duplicate_rule_on_repeated_lines_equals_its_join_to_every_row(
             "2023-07-19 08:00:30+08:00,70,4\n"
         ),
         "seren/GPU_TEMP.csv": (
-            f"Time,10.140.0.1-0,node_a\n{T0},40,1\n{T0},41,2\n{T15},42,3\n2023-07-19 08:00:37+08:00,43,4\n"
+            f"Time,10.140.0.1-0,node_a\n{T0},40,1\n{T0},41,2\n{T15},42,3\n2023-07-19 08:00:37+08:00,130,4\n"
         ),
     }
 
@@ -201,7 +202,8 @@ def test_duplicate_rule_on_repeated_lines_equals_its_join_to_every_row(
 
     monkeypatch.setattr(validation, "sparse_frame_sql", spy)
     sparse = outcomes(warehouse)
-    assert sorted(sparse_frames) == ["seconds_off_grid", "time_copy"]
+    ranges = ["clock_mhz", "percent", "power_w", "temperature_c"]
+    assert sorted(sparse_frames) == sorted([*ranges, "seconds_off_grid", "time_copy"])
 
     monkeypatch.setenv("WAREHOUSE_DIR", str(tmp_path / "joined"))
     monkeypatch.setattr(validation, "sparse_groups", lambda rules: (list(rules), {}))
@@ -214,6 +216,7 @@ def test_duplicate_rule_on_repeated_lines_equals_its_join_to_every_row(
     # GPU_UTIL: 61 and 62 of 10.140.0.1-0 at T15, 3 of -1 (its first copy is 2); GPU_TEMP: 41 and 2 at T0
     assert (count, evaluated) == (5, 17)
     assert sparse[0]["time_on_15s_grid"][:2] == (2, 17)  # GPU_TEMP's line at 08:00:37, both its cells
+    assert sparse[0]["temperature_within_physical_range"][:2] == (1, 17)  # 130 °C on that line
     assert {Path(f).name: n for f, n in by_file.items()} == {"GPU_TEMP.csv": 2, "GPU_UTIL.csv": 3}
     assert [(s["_row_number"], s["series"]) for s in samples] == [
         ("3", "10.140.0.1-0"),

@@ -120,3 +120,15 @@ def test_the_registration_is_forgotten(database: Path) -> None:
     forget_row_sources(str(database))
     counts = _registered_counts(database, "forgotten", None)
     assert {element for element, _ in counts.values()} == {ROWS}
+
+
+@pytest.mark.parametrize("registered", [True, False])
+def test_an_empty_registered_frame_counts_every_row_as_passing(database: Path, registered: bool) -> None:
+    """A sparse or screened frame with no rows (none breaks a rule) registered with the batch's rows: every
+    rule evaluated that many rows and found none unexpected. Unregistered, GX reads the NULL sums of no rows
+    as an empty batch."""
+    with duckdb.connect(str(database)) as con:
+        con.execute("create or replace table empty as select * from requests_frame where false")
+        con.execute("create or replace view requests_frame as select * from empty")
+    counts = _registered_counts(database, f"empty_{registered}", "range(1234)" if registered else None)
+    assert set(counts.values()) == ({(1234, 0)} if registered else {(0, None), (0, 0)})

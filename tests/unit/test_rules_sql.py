@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import types
 from collections.abc import Callable
 
 import duckdb
@@ -250,44 +252,60 @@ def test_a_lookup_of_one_value_per_file_inlined_as_a_case_on_the_file_equals_its
     assert "when 'a.parquet' then" in sql or mixed  # a: pods, d: ip_dot1, b and c: the common ip_index
 
 
-@pytest.mark.parametrize("counts", ["one metric a file", "none", "a file of two metrics"])
-def test_a_value_of_some_metrics_tests_the_file_when_the_counts_name_each_files_metric(counts: str) -> None:
-    """``percent`` (a percentage metric's value, null on the others) is the same on every row whether it tests
-    each row's metric or its Parquet file: the file when the series the load counted give each file one metric,
-    the metric when there are no counts or a file has two."""
+def test_a_range_rule_reads_only_the_rows_of_its_metrics_outside_the_range() -> None:
+    """``percent`` is a sparse lookup: its rows are those of a percentage metric outside 0-100, whole, the
+    value as the lookup's; a row of another metric, within range, or without a value is none of them."""
     from expectations.acme.gpu_metrics import PERCENT_METRICS
     from expectations.acme.utilization import percentage_rule
-    from pipelines.validate import frames
+
+    (rule,) = [percentage_rule(PERCENT_METRICS)]
+    lookup = rule.derived["percent"]
+    assert rule.sparse_lookup == ("percent", lookup)
+    rows = """(select * from (values
+        ('a.parquet', 2, 'GPU_UTIL', 'x-0', 50.0), ('a.parquet', 3, 'GPU_UTIL', 'x-0', 101.0),
+        ('a.parquet', 4, 'GPU_UTIL', 'x-0', -0.5), ('a.parquet', 5, 'GPU_UTIL', 'x-0', null),
+        ('a.parquet', 6, 'GPU_UTIL', 'x-0', 100.0), ('b.parquet', 2, 'POWER_USAGE', 'x-0', 300.0),
+        ('c.parquet', 2, 'SM_ACTIVE', 'x-0', 0.0)
+    ) as t(_lake_file, _row_number, metric, series, value))"""
+    got = duckdb.sql(f"select _row_number, _lookup_value from ({lookup.select(rows, None)}) order by 1")
+    assert got.fetchall() == [(3, 101.0), (4, -0.5)]
+
+
+@pytest.mark.parametrize("broken", [0, 1, 2])
+def test_a_screened_frame_keeps_the_rows_outside_a_range_and_counts_all(broken: int) -> None:
+    """A screened frame (FB_USED beside FB_FREE) keeps only the pairs off the frame buffer's total, and a
+    pair without a value, yet GX counts every pair: its rows are registered as a relation of that many."""
+    from expectations.acme.gpu_metrics import FB_PAIR, FB_TOTAL_MIB, SUITE
+    from pipelines.validate.frames import custom_frame_sql
 
     con = duckdb.connect()
-    mixed = "'GPU_UTIL'" if counts == "a file of two metrics" else "'POWER_USAGE'"
-    rows = f"""(select * from (values
-        ('a.parquet', 2, 'GPU_UTIL', 'x-0', 50.0), ('a.parquet', 3, 'GPU_UTIL', 'x-0', 101.0),
-        ('b.parquet', 2, 'POWER_USAGE', 'x-0', 300.0), ('b.parquet', 3, {mixed}, 'x-1', 250.0),
-        ('c.parquet', 2, 'SM_ACTIVE', 'x-0', 7.5)
-    ) as t(_lake_file, _row_number, metric, series, value))"""
-    series = (
-        f"(select _lake_file, metric, series, count(*) as cells from {rows} group by all)"
-        if counts != "none"
-        else None
-    )
     keep, read = _session_tables(con)
-    derived = frames.derived_columns([percentage_rule(PERCENT_METRICS)], frozenset())
-    columns = ["_lake_file", "_row_number", "series"]
-    sql = frames.with_derived(columns, rows, derived, keep, "lookup", read, "_lake_file", series)
-    per_row = con.execute(f"select _lake_file, _row_number, series, {derived['percent'].sql} from {rows}")
-    expected = sorted(per_row.fetchall())
-    assert sorted(con.execute(sql).fetchall()) == expected
-    assert [r[3] for r in expected] == [
-        50,
-        101,
-        None,
-        250 if counts == "a file of two metrics" else None,
-        7.5,
-    ]
-    by_file = counts == "one metric a file"
-    assert ("_rows.\"_lake_file\" in ('a.parquet', 'c.parquet')" in sql) == by_file
-    assert ("metric in (" in sql) == (not by_file)
+    pairs = [(FB_TOTAL_MIB - 100, 100)] * (5 - broken) + [(1000, 70000), ("null", 5)][:broken]
+    values = ", ".join(f"(1, {i + 2}, 'g', {u}::double, {f}::double)" for i, (u, f) in enumerate(pairs))
+    select = f"select * from (values {values}) as t(file, _row_number, series, fb_used_mib, fb_free_mib)"
+    frame = dataclasses.replace(FB_PAIR, select=lambda _src: select, named=None)
+
+    class Session:
+        def keep(self, name: str, sql: str, *, in_memory: bool = False) -> str:
+            return keep(name, sql)
+
+        def rows(self, sql: str) -> list[dict]:
+            return read(sql)
+
+        def columns(self, relation: str) -> dict[str, str]:
+            return {r["column_name"]: r["column_type"] for r in read(f"describe select * from {relation}")}
+
+    src = types.SimpleNamespace(session=Session())
+    sql, rows_of = custom_frame_sql(frame, SUITE.rules_on("fb_pair"), src)
+    assert read(f"select count(*) as n from {rows_of}") == [{"n": 5}]
+    kept = read(f"select _row_number, fb_total_delta_mib from ({sql}) order by 1")
+    assert (
+        kept
+        == [
+            {"_row_number": 7 - broken, "fb_total_delta_mib": 10920.0},
+            {"_row_number": 8 - broken, "fb_total_delta_mib": None},
+        ][:broken]
+    )
 
 
 def test_first_copies_equal_the_window_over_every_row() -> None:

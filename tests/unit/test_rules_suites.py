@@ -8,7 +8,7 @@ import re
 import pytest
 
 from expectations import SUITES, suite_for
-from expectations.rules import ROWS_FRAME, STRUCTURAL_RULE, Lookup, Rule, Suite, between
+from expectations.rules import ROWS_FRAME, STRUCTURAL_RULE, Frame, Lookup, Rule, Suite, between, in_set
 from pipelines.families.registry import FAMILIES
 
 KINDS = {"structural", "quarantine", "flag", "duplicate"}
@@ -122,3 +122,19 @@ def test_suite_refuses_inconsistent_rules() -> None:
         Suite("fam", {}, (Rule("w", "flag", "d", between("c", 0), derived={"c": copies}, breakdown="c"),))
     with pytest.raises(ValueError, match="v: a rule on a sparse lookup"):
         Suite("fam", {}, (Rule("v", "flag", "d", between("c", 0), derived={"c": copies, "e": "1"}),))
+    screened = Frame("pairs", "partition", lambda _src: "select 1 as a", screened=True)
+    with pytest.raises(ValueError, match="u: a screened frame's rules are ranges"):
+        Suite("fam", {}, (Rule("u", "flag", "d", in_set("a", ["x"]), frame="pairs"),), frames=(screened,))
+    with pytest.raises(ValueError, match="t: a screened frame's rules are ranges"):
+        Suite(
+            "fam",
+            {},
+            (Rule("t", "flag", "d", between("c", 0), derived={"c": copies}, frame="pairs"),),
+            (screened,),
+        )
+    Suite(
+        "fam",
+        {},
+        (Rule("s", "flag", "d", between("c", 0), derived={"c": "a + 1"}, frame="pairs"),),
+        (screened,),
+    )
