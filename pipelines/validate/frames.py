@@ -126,7 +126,8 @@ def with_derived(
     over the few others instead of a join (:func:`_inlined`), and with ``file_column`` (the column naming
     each row's Parquet file) one whose value is one per file as a CASE over the files
     (:func:`_inlined_by_file`); each file's keys are read from ``counted_series`` (the series the load
-    counted per file, ``counted_relation``) when the lookup's keys are among its columns, not from every row."""
+    counted per file, ``counted_relation``) when the lookup's keys are among its columns, not from every
+    row."""
     exprs = [ident(c) for c in columns] if columns is not None else ["_rows.*"]
     joins = []
     for i, (name, lookup) in enumerate((n, d) for n, d in derived.items() if isinstance(d, Lookup)):
@@ -305,8 +306,8 @@ def custom_frame_sql(frame: Frame, rules: Sequence[Rule], src: Sources) -> tuple
     The frame's rows are computed once into a table of the session (a join: not once per GX query; in
     memory, as the next batch replaces it). A screened frame's table holds only the rows that may break a
     rule (:func:`screen_sql`), after one pass over its SELECT that counts them and every row: GX counts the
-    frame's rows as all of them, and the table of a clean batch is empty. FB_USED beside FB_FREE, 27 M pairs
-    a day at the real width, was a table of every pair that spilled at the validation's memory limit."""
+    frame's rows as all of them, and the table of a clean batch is empty (FB_USED beside FB_FREE: 27 M pairs
+    a day at the real width, none kept when every pair adds up)."""
     body = frame.select(src)
     if body is None:
         return None

@@ -20,8 +20,8 @@ registered with ``count_rows_of``; the engine then answers that metric with ``co
 DuckDB reads from the Parquet footers. So is the frame of a sparse lookup's rows, or of a screened frame's:
 its rules are counted against every row of the batch, which all the others pass. Such a frame is often
 empty, and GX's unexpected counts, sums over its rows, come back NULL, which GX takes for an empty batch
-(no rows evaluated): on a registered batch the engine answers them 0. Every other metric, and the row count of any other
-batch or of a batch with a row condition, is GX's own.
+(no rows evaluated): on a registered batch the engine answers them 0. Every other metric, and the row count
+of any other batch or of a batch with a row condition, is GX's own.
 
 ``DuckDBDatasource`` is GX's ``SQLDatasource`` with that engine (a fluent datasource type ``duckdb``;
 ``context.data_sources.add_duckdb(...)`` once this module is imported). Upstream GX has no DuckDB datasource
