@@ -21,6 +21,7 @@ from pipelines.families.upstream import UpstreamFile, discover_utilization
 from pipelines.lake import cells
 from pipelines.lake.loader import LoadResult, SourceFile, load_file
 from pipelines.lake.parquet_files import WITH_STATISTICS
+from pipelines.lake.wide_fast import COLUMNS
 from pipelines.sample import generate_sample
 from pipelines.settings import Settings, load_settings
 
@@ -133,6 +134,16 @@ def _with_statistics(settings: Settings, family: str) -> set[str]:
     return _columns_where(settings, family, "stats_min_value is not null and stats_max_value is not null")
 
 
+def _required(settings: Settings, family: str) -> set[str]:
+    """The columns every lake file of ``family`` declares required (a value on every row)."""
+    glob = f"{settings.raw_dir / family}/_partition=*/*.parquet"
+    rows = duckdb.sql(
+        f"select name, bool_and(repetition_type = 'REQUIRED') from parquet_schema('{glob}') "
+        "where num_children is null group by all"
+    ).fetchall()
+    return {column for column, required in rows if required}
+
+
 def _compare(tmp_path: Path, up: UpstreamFile, path: Path) -> tuple[LoadResult, LoadResult]:
     exact, fast = _settings(tmp_path / "exact"), _settings(tmp_path / "fast")
     a = _load(exact, up, path, fast=False)
@@ -150,9 +161,11 @@ def test_real_width_file_takes_the_fast_path_with_identical_results(real_width: 
     assert a.state.lines == REAL_WIDTH_LINES - 1 and a.state.values == b.state.values > 0
     # a series' times and line numbers step evenly: the fast path stores them as deltas, not dictionaries
     assert _delta_encoded(_settings(tmp_path / "fast"), up.family) == {"time", "_row_number"}
-    # a filter on time, line, cluster, metric or file skips row groups by their min/max; series and values
-    # have none (every row group holds every series)
+    # a filter on time, line, cluster, metric, file or value skips row groups by their min/max; series has
+    # none (every row group holds every series)
     assert _with_statistics(_settings(tmp_path / "fast"), up.family) == set(WITH_STATISTICS)
+    # every column but the UTC offset holds a value on every row, and the file says so (no definition levels)
+    assert _required(_settings(tmp_path / "fast"), up.family) == {c for c, _ in COLUMNS} - {"time_utc_offset"}
 
 
 @pytest.mark.parametrize("name", QUIRKY)
