@@ -59,18 +59,22 @@ _CONSTANT = pa.dictionary(pa.int8(), _STRING)
 # Every column but the UTC offset (a Time without one has none) holds a value on every row, and says so: a
 # required Parquet column has no definition levels to encode, a sixth less of the writer's time. Readers take
 # the lake's files as nullable whatever each says (DuckDB and Spark merge a partition's fast and exact files).
+OPTIONAL = ("time_utc_offset",)
 SCHEMA = pa.schema(
     [
-        pa.field("time", pa.dictionary(pa.int32(), pa.timestamp("us")), nullable=False),
-        ("time_utc_offset", pa.dictionary(pa.int32(), pa.string())),
-        pa.field("cluster", _CONSTANT, nullable=False),
-        pa.field("metric", _CONSTANT, nullable=False),
-        pa.field("series", pa.dictionary(pa.int32(), pa.string()), nullable=False),
-        pa.field("value", pa.float64(), nullable=False),
-        pa.field("_source_file", _CONSTANT, nullable=False),
-        pa.field("_row_number", pa.dictionary(pa.int32(), pa.int64()), nullable=False),
-        pa.field("_loaded_at", pa.dictionary(pa.int8(), pa.timestamp("us")), nullable=False),
-        pa.field("_data_origin", _CONSTANT, nullable=False),
+        pa.field(name, kind, nullable=name in OPTIONAL)
+        for name, kind in (
+            ("time", pa.dictionary(pa.int32(), pa.timestamp("us"))),
+            ("time_utc_offset", pa.dictionary(pa.int32(), pa.string())),
+            ("cluster", _CONSTANT),
+            ("metric", _CONSTANT),
+            ("series", pa.dictionary(pa.int32(), pa.string())),
+            ("value", pa.float64()),
+            ("_source_file", _CONSTANT),
+            ("_row_number", pa.dictionary(pa.int32(), pa.int64())),
+            ("_loaded_at", pa.dictionary(pa.int8(), pa.timestamp("us"))),
+            ("_data_origin", _CONSTANT),
+        )
     ]
 )
 

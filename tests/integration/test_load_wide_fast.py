@@ -114,12 +114,18 @@ def _assert_same(exact: Settings, fast: Settings, a: LoadResult, b: LoadResult, 
             assert _cells(exact, family, kind) == _cells(fast, family, kind)
 
 
-def _columns_where(settings: Settings, family: str, condition: str, files: str = "*.parquet") -> set[str]:
-    """The columns for which ``condition`` (over ``parquet_metadata``) holds in every row group of every lake
-    file of ``family`` named like ``files``."""
+def _columns_where(
+    settings: Settings, family: str, condition: str, files: str = "*.parquet", table: str = "parquet_metadata"
+) -> set[str]:
+    """The columns for which ``condition`` holds in every row of ``table`` (``parquet_metadata``: a row
+    group's column; ``parquet_schema``: a file's column) over every lake file of ``family`` named like
+    ``files``."""
     glob = f"{settings.raw_dir / family}/_partition=*/{files}"
+    name, leaves = (
+        ("path_in_schema", "") if table == "parquet_metadata" else ("name", "where num_children is null ")
+    )
     rows = duckdb.sql(
-        f"select path_in_schema, bool_and({condition}) from parquet_metadata('{glob}') group by all"
+        f"select {name}, bool_and({condition}) from {table}('{glob}') {leaves}group by all"
     ).fetchall()
     return {column for column, holds in rows if holds}
 
@@ -136,12 +142,7 @@ def _with_statistics(settings: Settings, family: str) -> set[str]:
 
 def _required(settings: Settings, family: str) -> set[str]:
     """The columns every lake file of ``family`` declares required (a value on every row)."""
-    glob = f"{settings.raw_dir / family}/_partition=*/*.parquet"
-    rows = duckdb.sql(
-        f"select name, bool_and(repetition_type = 'REQUIRED') from parquet_schema('{glob}') "
-        "where num_children is null group by all"
-    ).fetchall()
-    return {column for column, required in rows if required}
+    return _columns_where(settings, family, "repetition_type = 'REQUIRED'", table="parquet_schema")
 
 
 def _compare(tmp_path: Path, up: UpstreamFile, path: Path) -> tuple[LoadResult, LoadResult]:
