@@ -2,8 +2,9 @@
 
 Upstream files grow at the end (a new BurstGPT day, new 15-s utilization samples). The load state records
 each file's ``size``; when the new file is longer and its first ``size`` bytes hash to the ``sha256`` that
-was loaded (ending with a newline), the loader parses a temp file of the header and the bytes after
-``size`` with line numbers continuing the file's (``loader._parse_tail``). The new rows of a partition the
+was loaded (ending with a newline), the loader parses just the bytes after ``size``, with line numbers
+continuing the file's (``loader._parse_tail``): the fast path reads them in place, the exact path from a temp
+file of the header and those bytes. The new rows of a partition the
 file already had become a part of it of their own (``<stem>~<n>.parquet``, ``state.py``): what was loaded
 is neither read nor rewritten, and its validation results stay valid. Partition content hashes (count, xor
 and sum of row hashes) add up without reading the old rows. Any other change is parsed whole.
@@ -16,6 +17,7 @@ import shutil
 from pathlib import Path
 
 from pipelines.lake import cells
+from pipelines.lake.line_breaks import LineBreaks
 from pipelines.lake.relation import PARTITION_DIR_PREFIX
 from pipelines.lake.state import PART_SEPARATOR, FileLoadState, PartitionState, PartState
 
@@ -28,21 +30,18 @@ def appended_at(old: FileLoadState, path: Path) -> tuple[int, int] | None:
     quoted field held line breaks). Else None (then the file is parsed whole)."""
     if old.size is None or path.stat().st_size <= old.size:
         return None
-    digest, remaining, last = hashlib.sha256(), old.size, b""
-    breaks, prev_cr = 0, False
+    digest, remaining, breaks = hashlib.sha256(), old.size, LineBreaks()
     with path.open("rb") as fh:
         while remaining:
-            last = fh.read(min(remaining, _CHUNK))
-            if not last:
+            block = fh.read(min(remaining, _CHUNK))
+            if not block:
                 return None
-            digest.update(last)
-            breaks += last.count(b"\n") + last.count(b"\r") - last.count(b"\r\n")
-            breaks -= 1 if prev_cr and last[:1] == b"\n" else 0
-            prev_cr = last[-1:] == b"\r"
-            remaining -= len(last)
-    if not last.endswith(b"\n") or digest.hexdigest() != old.sha256:
+            digest.update(block)
+            breaks.add(block)
+            remaining -= len(block)
+    if breaks.last != b"\n" or digest.hexdigest() != old.sha256:
         return None
-    return old.size, breaks - 1  # the header is not a data line
+    return old.size, breaks.count - 1  # the header is not a data line
 
 
 def write_tail(path: Path, at: int, target: Path) -> None:

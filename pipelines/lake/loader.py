@@ -14,7 +14,8 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -223,20 +224,37 @@ class _Parsed:
 
 
 def _parse(
-    settings: Settings, src: SourceFile, read_path: Path, staging: Path, loaded_at: str,
-    header: list[str], *, offset: int = 0, kept_rejects: Path | None = None, fast_wide: bool = True,
+    settings: Settings, src: SourceFile, staging: Path, loaded_at: str, header: list[str], *,
+    offset: int = 0, start: int = 0, kept_rejects: Path | None = None, fast_wide: bool = True,
 ) -> _Parsed:  # fmt: skip
-    """Parse ``read_path`` (the file, or its header and appended tail with ``offset`` data lines before it)
-    into partitioned Parquet under ``staging`` and its rejects into the file's rejects Parquet (after the
+    """Parse ``src`` (the whole file, or the appended tail from byte ``start`` on, ``offset`` data lines before
+    it) into partitioned Parquet under ``staging`` and its rejects into the file's rejects Parquet (after the
     rejects in ``kept_rejects``)."""
     fam = family(src.upstream.family)
     schema = fam.schema
     if schema.layout == "wide" and fast_wide:
-        fast = _parse_wide_fast(settings, src, read_path, staging, loaded_at, header, offset, kept_rejects)
+        fast = _parse_wide_fast(settings, src, start, staging, loaded_at, header, offset, kept_rejects)
         if fast is not None:
             return fast
-    with _EXACT_PARSE:
+    with _EXACT_PARSE, _lines_from(settings, src, start) as read_path:
         return _parse_exact(settings, src, read_path, staging, loaded_at, header, offset, kept_rejects)
+
+
+@contextmanager
+def _lines_from(settings: Settings, src: SourceFile, start: int) -> Iterator[Path]:
+    """The file to parse on the exact path: ``src`` itself, or a temp file of its header and the bytes from
+    ``start`` on (an appended tail), removed afterwards."""
+    if not start:
+        yield src.path
+        return
+    name = f"{src.upstream.family}-{src.upstream.stem}-tail-{os.getpid()}.csv"
+    tail_file = settings.warehouse_dir / ".tmp" / name
+    tail_file.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        write_tail(src.path, start, tail_file)
+        yield tail_file
+    finally:
+        tail_file.unlink(missing_ok=True)
 
 
 def _parse_exact(
@@ -295,14 +313,14 @@ def _parse_exact(
 
 
 def _parse_wide_fast(
-    settings: Settings, src: SourceFile, read_path: Path, staging: Path, loaded_at: str, header: list[str],
+    settings: Settings, src: SourceFile, start: int, staging: Path, loaded_at: str, header: list[str],
     offset: int, kept_rejects: Path | None,
 ) -> _Parsed | None:  # fmt: skip
     """A clean wide file through ``wide_fast`` (same lake rows, hashes and state as the exact path, no new
     rejects); None when it is not clean (nothing staged: the exact path parses it)."""
     wide = WideFile(
-        read_path, header, src.upstream.cluster or "", src.upstream.metric or "", src.upstream.mirror_path,
-        src.origin, loaded_at, offset,
+        src.path, header, src.upstream.cluster or "", src.upstream.metric or "", src.upstream.mirror_path,
+        src.origin, loaded_at, offset, start,
     )  # fmt: skip
     staging.mkdir(parents=True)
     try:
@@ -337,20 +355,15 @@ def _parse_tail(
     if appended is None:
         return None
     at, before = appended
-    tail_file = settings.warehouse_dir / ".tmp" / f"{old.family}-{old.stem}-tail-{os.getpid()}.csv"
-    tail_file.parent.mkdir(parents=True, exist_ok=True)
     rejects = rejects_path(settings, old.family, old.stem)
     try:
-        write_tail(src.path, at, tail_file)
         tail = _parse(
-            settings, src, tail_file, staging, loaded_at, header, offset=before, kept_rejects=rejects,
+            settings, src, staging, loaded_at, header, offset=before, start=at, kept_rejects=rejects,
             fast_wide=fast_wide,
         )  # fmt: skip
     except BaseException:
         rejects.unlink(missing_ok=True)  # it may hold the tail's rejects already: the next load parses whole
         raise
-    finally:
-        tail_file.unlink(missing_ok=True)
     if tail.columns != old.columns:
         shutil.rmtree(staging, ignore_errors=True)
         return None
@@ -429,7 +442,7 @@ def _load_file(settings: Settings, src: SourceFile, *, force: bool, fast_wide: b
         )
         mode, kept_loaded, kept_rejected, kept_values = "append", old.loaded, old.rejected, old.values or 0
     else:
-        parsed = tail = _parse(settings, src, src.path, staging, loaded_at, header, fast_wide=fast_wide)
+        parsed = tail = _parse(settings, src, staging, loaded_at, header, fast_wide=fast_wide)
         mode, kept_loaded, kept_rejected, kept_values = "full", 0, 0, 0
 
     tail_rejected = tail.rejected - kept_rejected

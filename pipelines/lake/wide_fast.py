@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 from pipelines.families.partition_keys import partition_sql
 from pipelines.lake import csv_sql as q
 from pipelines.lake.cells import Counter
+from pipelines.lake.line_breaks import LineBreaks
 from pipelines.lake.parquet_files import writer_options
 from pipelines.lake.relation import PARTITION_DIR_PREFIX
 
@@ -94,7 +95,8 @@ class WideFile:
     source_file: str  # the mirror path
     origin: str  # real | synthetic (a mixed file goes the exact path)
     loaded_at: str
-    offset: int = 0  # data lines before the first line of ``path`` (an appended tail)
+    offset: int = 0  # data lines before the first line read (an appended tail)
+    start: int = 0  # byte offset of the first line read: 0 is the header; an appended tail starts after it
 
 
 @dataclass
@@ -105,23 +107,16 @@ class FastResult:
 
 
 class _CountingReader:
-    """A binary file that counts the line breaks pyarrow reads through it (LF, CRLF, or a lone CR: pyarrow
-    ends a line at each) and remembers the last byte."""
+    """A binary file that counts the line breaks pyarrow reads through it (``LineBreaks``)."""
 
     def __init__(self, fh: IO[bytes]) -> None:
         self._fh = fh
-        self.newlines = 0
-        self.last = b""
+        self.breaks = LineBreaks()
         self.closed = False
 
     def read(self, n: int = -1) -> bytes:
         data = self._fh.read(n)
-        if data:
-            breaks = data.count(b"\r")  # a CR ends a line unless an LF follows it (a CRLF counts once)
-            self.newlines += data.count(b"\n") + (breaks - data.count(b"\r\n") if breaks else 0)
-            if self.last == b"\r" and data[:1] == b"\n":  # a CRLF across two reads: counted twice
-                self.newlines -= 1
-            self.last = data[-1:]
+        self.breaks.add(data)
         return data
 
     def readable(self) -> bool:
@@ -360,7 +355,10 @@ def load_wide(src: WideFile, staging: Path, partitioning: str) -> FastResult:
         column_types={"c0": pa.string(), **{n: pa.float64() for n in names[1:]}},
         null_values=[""], strings_can_be_null=False, quoted_strings_can_be_null=False,
     )  # fmt: skip
-    read = pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=BLOCK_BYTES, use_threads=True)
+    header_lines = 0 if src.start else 1
+    read = pacsv.ReadOptions(
+        column_names=names, skip_rows=header_lines, block_size=BLOCK_BYTES, use_threads=True
+    )
     parse = pacsv.ParseOptions(quote_char=False, double_quote=False, escape_char=False)
     long = _LongTables(src, partitioning)
     writers = _PartitionWriters(staging)
@@ -369,6 +367,7 @@ def load_wide(src: WideFile, staging: Path, partitioning: str) -> FastResult:
     pending: Future[None] | None = None
     try:
         with src.path.open("rb") as fh, ThreadPoolExecutor(1) as pool:
+            fh.seek(src.start)
             counter = _CountingReader(fh)
             try:
                 reader = pacsv.open_csv(
@@ -390,7 +389,7 @@ def load_wide(src: WideFile, staging: Path, partitioning: str) -> FastResult:
             if pending is not None:
                 pending.result()
             _lap(timings, "write_wait", clock)
-        physical = counter.newlines + (1 if counter.last not in (b"", b"\n", b"\r") else 0) - 1
+        physical = counter.breaks.lines() - header_lines
         if physical != lines:
             raise NotClean(f"{physical} data lines in the file, {lines} read (blank lines?)")
         writers.close()
