@@ -20,7 +20,8 @@ the others still land. A landing-manifest document (:mod:`pipelines.sources.mani
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 
 from pipelines.families.upstream import UpstreamFile
 from pipelines.settings import Settings
@@ -88,28 +89,55 @@ def land_files(
             reason = f"cannot read the mirror manifest: {exc}"
             return _all_failed(settings, files, source.manifest_location(), reason)
         run = Landing(settings, manifest, options, progress, client)
-        for file in files:
-            _land_one(source, run, file, result)
+        _land_all(source, run, files, result)
     finally:
         if client is not None:
             client.close()
     return result
 
 
-def _land_one(source: TraceSource, run: Landing, file: UpstreamFile, result: LandingResult) -> None:
+def _land_all(
+    source: TraceSource, run: Landing, files: Sequence[UpstreamFile], result: LandingResult
+) -> None:
+    """Land ``files``, ``source.landing_workers`` at once; what each says and its result are told in the
+    order of ``files``, from this thread."""
+    if source.landing_workers < 2 or len(files) < 2:
+        for file in files:
+            _record(run, _land_one(source, run, file), result)
+        return
+    said: list[list[str]] = [[] for _ in files]
+    with ThreadPoolExecutor(source.landing_workers, thread_name_prefix="land") as pool:
+        landings = [
+            pool.submit(_land_one, source, replace(run, progress=told.append), file)
+            for file, told in zip(files, said, strict=True)
+        ]
+        for told, landing in zip(said, landings, strict=True):
+            outcome = landing.result()
+            for message in told:
+                run.say(message)
+            _record(run, outcome, result)
+
+
+def _land_one(source: TraceSource, run: Landing, file: UpstreamFile) -> LandedFile | FetchError:
+    """``file`` landed and its manifest document written, or the error that stopped it (of any kind: one
+    file's failure must not stop the others)."""
     settings = run.settings
     try:
         landed = source.land(run, file, read_landed(settings, file.mirror_path))
         write_landed(settings, landed)
     except FetchError as exc:
-        error = _error(settings, exc.mirror_path, exc.location, exc.reason)
-    except Exception as exc:  # one file's failure of any kind must not stop the others
-        error = _error(settings, file.mirror_path, source.location(file), f"{type(exc).__name__}: {exc}")
+        return _error(settings, exc.mirror_path, exc.location, exc.reason)
+    except Exception as exc:
+        return _error(settings, file.mirror_path, source.location(file), f"{type(exc).__name__}: {exc}")
+    return landed
+
+
+def _record(run: Landing, outcome: LandedFile | FetchError, result: LandingResult) -> None:
+    if isinstance(outcome, FetchError):
+        run.say(f"FAILED {outcome}")
+        result.errors.append(outcome)
     else:
-        result.landed.append(landed)
-        return
-    run.say(f"FAILED {error}")
-    result.errors.append(error)
+        result.landed.append(outcome)
 
 
 def _all_failed(

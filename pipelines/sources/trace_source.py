@@ -81,6 +81,9 @@ class Landing:
 class TraceSource(ABC):
     """Where the upstream files of a warehouse come from."""
 
+    # Files landed at once. A download's progress is told as it comes, so downloads go one at a time.
+    landing_workers = 1
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
@@ -119,6 +122,9 @@ class TraceSource(ABC):
 
 
 class MirrorSource(TraceSource):
+    # A mirror file lands by a sha256 of its bytes (one core each); two files at once take both cores.
+    landing_workers = 2
+
     @property
     def root(self) -> Path:
         assert self.settings.mirror_dir is not None  # load_settings guarantees it for mirror/sample

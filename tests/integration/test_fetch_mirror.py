@@ -265,3 +265,20 @@ def test_sample_mode_generates_the_mirror_once_then_lands_from_it(
     assert first.ok and second.ok
     assert [f.changed for f in first.landed + second.landed] == [True, False]
     assert first.landed[0].origin == "synthetic"
+
+
+def test_files_landed_at_once_are_told_and_listed_in_their_order(
+    settings: Settings, mirror: tuple[Path, dict[str, bytes]]
+) -> None:
+    root, _ = mirror
+    (root / HELIOS).unlink()
+    wanted = [GPU_UTIL, KALOS_JOBS, HELIOS, BURSTGPT_1, SEREN_JOBS]
+    said: list[str] = []
+    source = trace_source(settings)
+    assert source.landing_workers == 2
+    result = land_files(settings, upstream_files(wanted), said.append, source=source)
+    assert [f.mirror_path for f in result.landed] == [GPU_UTIL, KALOS_JOBS, BURSTGPT_1, SEREN_JOBS]
+    assert [e.mirror_path for e in result.errors] == [HELIOS]
+    told = [next(p for p in wanted if p in message) for message in said]
+    assert told == wanted, said
+    assert said[2].startswith("FAILED ")
