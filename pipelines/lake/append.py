@@ -3,11 +3,11 @@
 Upstream files grow at the end (a new BurstGPT day, new 15-s utilization samples). The load state records
 each file's ``size``; when the new file is longer and its first ``size`` bytes hash to the ``sha256`` that
 was loaded (ending with a newline), the loader parses just the bytes after ``size``, with line numbers
-continuing the file's (``loader._parse_tail``): the fast path reads them in place, the exact path from a temp
-file of the header and those bytes. The new rows of a partition the
-file already had become a part of it of their own (``<stem>~<n>.parquet``, ``state.py``): what was loaded
-is neither read nor rewritten, and its validation results stay valid. Partition content hashes (count, xor
-and sum of row hashes) add up without reading the old rows. Any other change is parsed whole.
+continuing the file's (``loader._parse_tail``): the fast path reads them in place, the exact path from a
+temp file of the header and those bytes. The new rows of a partition the file already had become a part of
+it of their own (``<stem>~<n>.parquet``, ``state.py``): what was loaded is neither read nor rewritten, and
+its validation results stay valid. Partition content hashes (count, xor and sum of row hashes) add up
+without reading the old rows. Any other change is parsed whole.
 """
 
 from __future__ import annotations
