@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipelines.lake.line_breaks import LineBreaks
+
 _CHUNK = 1 << 20
 
 
@@ -41,20 +43,14 @@ class Dialect:
 
 def sniff(path: Path) -> Dialect:
     """Line endings and quotes of ``path`` (one pass over its bytes)."""
-    lf = crlf = cr = 0
-    quotes = separator = prev_cr = False
+    endings = LineBreaks()
+    quotes = separator = False
     with path.open("rb") as fh:
         while chunk := fh.read(_CHUNK):
-            if prev_cr and chunk[:1] == b"\n":
-                crlf += 1
-            lf += chunk.count(b"\n")
-            cr += chunk.count(b"\r")
-            crlf += chunk.count(b"\r\n")
+            endings.add(chunk)
             quotes = quotes or b'"' in chunk
             separator = separator or JOINED_BREAK in chunk or UNCLOSED_MARK in chunk
-            prev_cr = chunk[-1:] == b"\r"
-    mixed = cr > crlf or (crlf > 0 and lf > crlf)
-    return Dialect(mixed_endings=mixed, quotes=quotes, separator=separator)
+    return Dialect(mixed_endings=endings.mixed, quotes=quotes, separator=separator)
 
 
 def ends_in_quotes(line: bytes, in_quotes: bool) -> bool:
